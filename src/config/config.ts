@@ -1,0 +1,175 @@
+// The one typed configuration: environment (CONTRACT 2) plus the platform config file.
+// Validated once at start; every bad value is reported by name, never a stack trace.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+
+const vendorSchema = z.object({
+  client_name: z.string().min(1),
+  client_id: z.string().min(1).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces'),
+  token_endpoint_auth_method: z.literal('none').default('none'),
+  redirect_uris: z.array(z.url()).min(1),
+  /** Loopback redirect URIs accept any port (RFC 8252 7.3). */
+  scopes: z.array(z.string()).optional(),
+});
+export type VendorIntegration = z.infer<typeof vendorSchema>;
+
+const platformSchema = z
+  .object({
+    vendors: z.array(vendorSchema).default([]),
+    cimd: z
+      .object({
+        /** Hosts whose Client ID Metadata Documents are resolved (SPEC 4.2). */
+        allowlist: z.array(z.string().min(1)).default([]),
+        /** Resolve documents from any public host. */
+        open_registration: z.boolean().default(false),
+        /** Hosts whose clients have been reviewed and may request write scopes. */
+        reviewed_hosts: z.array(z.string()).default([]),
+        fetch_timeout_ms: z.number().int().positive().max(30000).default(5000),
+        max_bytes: z.number().int().positive().max(65536).default(5120),
+      })
+      .prefault({}),
+    lifetimes: z
+      .object({
+        authorization_code: z.number().int().positive().default(60),
+        access_token: z.number().int().positive().default(3600),
+        refresh_token: z.number().int().positive().default(30 * 24 * 3600),
+        id_token: z.number().int().positive().default(600),
+        session: z.number().int().positive().default(12 * 3600),
+        /** Seconds in which a just-rotated refresh token gets the same answer again; 0 turns it off. */
+        refresh_grace: z.number().int().min(0).max(300).default(10),
+      })
+      .prefault({}),
+    sign_in: z
+      .object({
+        /** Wrong passwords for one account at one site before a temporary lockout. */
+        max_failures: z.number().int().positive().default(5),
+        lockout_seconds: z.number().int().positive().default(300),
+      })
+      .prefault({}),
+    limits: z
+      .object({
+        body_bytes: z.number().int().positive().default(64 * 1024),
+        /** Requests per minute per client address at the token, revocation, introspection and registration endpoints. */
+        oauth_rate_per_minute: z.number().int().positive().default(600),
+      })
+      .prefault({}),
+  })
+  .strict();
+export type PlatformConfig = z.infer<typeof platformSchema>;
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .default('sqlite:./data/schoolgate.db')
+    .refine((v) => v.startsWith('sqlite:') || /^postgres(ql)?:\/\//.test(v), 'must be sqlite:<path> or postgres://...'),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || /^rediss?:\/\//.test(v), 'must be redis://... or rediss://...'),
+  SCHOOLGATE_CONFIG: z.string().optional(),
+  SCHOOLGATE_SECRET: z.string().optional(),
+  TRUST_PROXY: z.string().optional(),
+  SCHOOLGATE_CIMD_ALLOW_LOOPBACK: z.enum(['0', '1', '']).optional(),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  /** Master key material (at least 32 bytes of entropy) that encrypts what is kept reversibly. */
+  secret: string;
+  trustProxy: string[] | false;
+  demo: boolean;
+  cimdAllowLoopback: boolean;
+  platform: PlatformConfig;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function describeIssues(prefix: string, error: z.ZodError): string {
+  return error.issues.map((i) => `  ${prefix}${i.path.join('.') || '(root)'}: ${i.message}`).join('\n');
+}
+
+/** Parses a platform config object (the file's JSON) with defaults. */
+export function parsePlatformConfig(input: unknown, source = 'platform config'): PlatformConfig {
+  const parsed = platformSchema.safeParse(input ?? {});
+  if (!parsed.success) throw new ConfigError(`Invalid ${source}:\n${describeIssues('', parsed.error)}`);
+  return parsed.data;
+}
+
+/** The Demo Vendor integration of CONTRACT 3, added to the platform config in demo mode. */
+export const DEMO_VENDOR: VendorIntegration = {
+  client_name: 'Demo Vendor',
+  client_id: 'demo-vendor',
+  token_endpoint_auth_method: 'none',
+  redirect_uris: ['http://127.0.0.1/callback'],
+};
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  demo?: boolean;
+}
+
+/** Reads and validates the whole configuration; throws ConfigError with every problem listed. */
+export function loadConfig(options: LoadOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const demo = options.demo ?? false;
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(`Invalid environment:\n${describeIssues('', parsed.error)}`);
+  const e = parsed.data;
+
+  let platformInput: unknown = {};
+  if (e.SCHOOLGATE_CONFIG) {
+    const path = resolve(e.SCHOOLGATE_CONFIG);
+    if (!existsSync(path)) throw new ConfigError(`SCHOOLGATE_CONFIG: no file at ${path}`);
+    try {
+      platformInput = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`SCHOOLGATE_CONFIG: ${path} is not valid JSON (${(err as Error).message})`);
+    }
+  }
+  const platform = parsePlatformConfig(platformInput, `platform config${e.SCHOOLGATE_CONFIG ? ` ${e.SCHOOLGATE_CONFIG}` : ''}`);
+  if (demo) {
+    if (!platform.vendors.some((v) => v.client_id === DEMO_VENDOR.client_id)) platform.vendors.push(DEMO_VENDOR);
+    if (!platform.cimd.allowlist.includes('localhost')) platform.cimd.allowlist.push('localhost');
+  }
+
+  const secret = resolveSecret(e.SCHOOLGATE_SECRET, e.DATABASE_URL, demo);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL ? e.REDIS_URL : undefined,
+    secret,
+    trustProxy: e.TRUST_PROXY ? e.TRUST_PROXY.split(',').map((s) => s.trim()).filter(Boolean) : false,
+    demo,
+    cimdAllowLoopback: demo || e.SCHOOLGATE_CIMD_ALLOW_LOOPBACK === '1',
+    platform,
+  };
+}
+
+/**
+ * SCHOOLGATE_SECRET is required outside demo mode. In demo mode one is generated once into the data
+ * folder beside the SQLite file (or ./data), so restarts can still decrypt the signing keys.
+ */
+function resolveSecret(value: string | undefined, databaseUrl: string, demo: boolean): string {
+  if (value !== undefined && value !== '') {
+    if (Buffer.byteLength(value) < 32) throw new ConfigError('SCHOOLGATE_SECRET: must be at least 32 characters (use `openssl rand -base64 48`)');
+    return value;
+  }
+  if (!demo) throw new ConfigError('SCHOOLGATE_SECRET: required (at least 32 characters); only `serve --demo` generates one');
+  const dataDir = databaseUrl.startsWith('sqlite:') ? dirname(resolve(databaseUrl.slice('sqlite:'.length))) : resolve('data');
+  const file = resolve(dataDir, 'secret.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const generated = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${generated}\n`, { mode: 0o600 });
+  return generated;
+}

@@ -1,0 +1,29 @@
+// Authenticated encryption for values kept reversibly at rest (signing keys, refresh replay answers).
+// AES-256-GCM with a key derived per purpose by HKDF, so one master secret never encrypts two kinds of data.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+const VERSION = 'v1';
+
+/** Derives a 256-bit key for one purpose from a secret (the master key or a token). */
+export function deriveKey(secret: string | Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `schoolgate:${purpose}`, 32));
+}
+
+/** Encrypts UTF-8 text; the result is `v1.<iv>.<ciphertext>.<tag>` in base64url. */
+export function seal(key: Buffer, plaintext: string, associatedData = ''): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(associatedData));
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return [VERSION, iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+}
+
+/** Decrypts what seal() produced; throws when the key, data or associated data do not match. */
+export function unseal(key: Buffer, sealed: string, associatedData = ''): string {
+  const [version, iv, body, tag] = sealed.split('.');
+  if (version !== VERSION || !iv || body === undefined || !tag) throw new Error('sealed value has an unknown format');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAAD(Buffer.from(associatedData));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+}

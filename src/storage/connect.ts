@@ -1,0 +1,45 @@
+// Opens the database named by DATABASE_URL: embedded SQLite (better-sqlite3, WAL) or PostgreSQL (pg).
+// This is the only module that knows which dialect is in use; everything else sees Kysely<Database>.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+// PostgreSQL returns bigint (int8) as strings; our bigints are epoch milliseconds, well inside 2^53.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+
+export function openStore(databaseUrl: string, options: { poolSize?: number } = {}): Store {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const path = databaseUrl.slice('sqlite:'.length);
+    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+    const sqlite = new SQLite(path);
+    sqlite.pragma('journal_mode = WAL');
+    // NORMAL is durable across application crashes in WAL mode; only an OS crash may lose the last commit.
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? 10,
+    // A store that does not answer must become a verdict ("unavailable"), never a hang.
+    connectionTimeoutMillis: 2000,
+    query_timeout: 5000,
+  });
+  // An idle client that loses its server must not crash the process; the next query reports the fault.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}

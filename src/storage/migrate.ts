@@ -1,0 +1,26 @@
+// Runs the migrations in order. One list serves both dialects.
+import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import * as m001 from './migrations/001-authorization-server.js';
+import type { Store } from './connect.js';
+
+const migrations: Record<string, Migration> = {
+  '001-authorization-server': m001,
+};
+
+/** Adds a migration module; issues after the first register theirs here, in order. */
+export function registeredMigrations(): Record<string, Migration> {
+  return migrations;
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Brings the schema up to date; throws with the failing migration's name and cause. */
+export async function migrateToLatest(store: Store): Promise<string[]> {
+  const migrator = new Migrator({ db: store.db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,169 @@
+// The stored data, one interface per table. Times are epoch milliseconds (bigint); flags are 0/1
+// integers so one set of migrations serves SQLite and PostgreSQL alike. Tokens, codes, sessions and
+// client secrets appear only as SHA-256 hashes; private keys and replay answers only sealed.
+import type { Generated } from 'kysely';
+
+export interface SitesTable {
+  id: string;
+  slug: string;
+  name: string;
+  /** The site's origin (scheme://host[:port]) and OAuth issuer: the single source of every URL we print. */
+  origin: string;
+  variant: 'A' | 'B';
+  mcp_beta: number;
+  created_at: number;
+}
+
+export interface PeopleTable {
+  id: string;
+  email: string;
+  name: string;
+  picture_url: string | null;
+  password_hash: string;
+  created_at: number;
+}
+
+export interface SiteRolesTable {
+  site_id: string;
+  person_id: string;
+  role: 'owner' | 'admin' | 'lecturer' | 'student';
+  created_at: number;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  site_id: string;
+  person_id: string;
+  auth_time: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface SignInThrottleTable {
+  site_id: string;
+  email: string;
+  failures: number;
+  locked_until: number;
+  updated_at: number;
+}
+
+export interface MemberClientsTable {
+  client_id: string;
+  site_id: string;
+  name: string;
+  kind: 'public' | 'confidential';
+  secret_hash: string | null;
+  /** JSON array of redirect URIs; loopback ones match any port (RFC 8252 7.3). */
+  redirect_uris: string;
+  /** Space-delimited scopes the operator granted this application. */
+  scopes: string;
+  created_at: number;
+}
+
+export interface ConsentsTable {
+  site_id: string;
+  person_id: string;
+  client_id: string;
+  scope: string;
+  updated_at: number;
+}
+
+export interface AuthorizationCodesTable {
+  code_hash: string;
+  site_id: string;
+  client_id: string;
+  person_id: string;
+  redirect_uri: string;
+  scope: string;
+  resource: string;
+  code_challenge: string;
+  nonce: string | null;
+  auth_time: number;
+  created_at: number;
+  expires_at: number;
+  consumed_at: number | null;
+  /** The grant the first exchange created, so a replayed code can revoke it (RFC 6749 4.1.2). */
+  grant_id: string | null;
+}
+
+export interface GrantsTable {
+  id: string;
+  site_id: string;
+  client_id: string;
+  person_id: string;
+  scope: string;
+  resource: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface AccessTokensTable {
+  token_hash: string;
+  site_id: string;
+  grant_id: string;
+  client_id: string;
+  person_id: string;
+  scope: string;
+  resource: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  site_id: string;
+  grant_id: string;
+  client_id: string;
+  person_id: string;
+  scope: string;
+  resource: string;
+  created_at: number;
+  expires_at: number;
+  /** Set by the compare-and-swap that rotated this token; a second rotation finds it set and loses. */
+  rotated_at: number | null;
+  revoked_at: number | null;
+  /** The rotation's token response, sealed with a key derived from this (old) token; kept for the grace window only. */
+  replay_sealed: string | null;
+  replay_until: number | null;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  site_id: string;
+  alg: string;
+  public_jwk: string;
+  private_jwk_sealed: string;
+  /** next: published, not yet signing; active: signing; retired: published until publish_until. */
+  state: 'next' | 'active' | 'retired';
+  created_at: number;
+  activated_at: number | null;
+  publish_until: number | null;
+}
+
+export interface AuditEventsTable {
+  id: Generated<number>;
+  site_id: string;
+  at: number;
+  kind: string;
+  person_id: string | null;
+  client_id: string | null;
+  /** JSON object; never a secret or a token. */
+  detail: string;
+}
+
+export interface Database {
+  sites: SitesTable;
+  people: PeopleTable;
+  site_roles: SiteRolesTable;
+  sessions: SessionsTable;
+  sign_in_throttle: SignInThrottleTable;
+  member_clients: MemberClientsTable;
+  consents: ConsentsTable;
+  authorization_codes: AuthorizationCodesTable;
+  grants: GrantsTable;
+  access_tokens: AccessTokensTable;
+  refresh_tokens: RefreshTokensTable;
+  signing_keys: SigningKeysTable;
+  audit_events: AuditEventsTable;
+}
