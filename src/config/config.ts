@@ -7,7 +7,10 @@ import { z } from 'zod';
 
 const vendorSchema = z.object({
   client_name: z.string().min(1),
-  client_id: z.string().min(1).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces'),
+  client_id: z
+    .string()
+    .min(1)
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces'),
   token_endpoint_auth_method: z.literal('none').default('none'),
   redirect_uris: z.array(z.url()).min(1),
   /** Loopback redirect URIs accept any port (RFC 8252 7.3). */
@@ -34,9 +37,17 @@ const platformSchema = z
       .object({
         authorization_code: z.number().int().positive().default(60),
         access_token: z.number().int().positive().default(3600),
-        refresh_token: z.number().int().positive().default(30 * 24 * 3600),
+        refresh_token: z
+          .number()
+          .int()
+          .positive()
+          .default(30 * 24 * 3600),
         id_token: z.number().int().positive().default(600),
-        session: z.number().int().positive().default(12 * 3600),
+        session: z
+          .number()
+          .int()
+          .positive()
+          .default(12 * 3600),
         /** Seconds in which a just-rotated refresh token gets the same answer again; 0 turns it off. */
         refresh_grace: z.number().int().min(0).max(300).default(10),
       })
@@ -50,7 +61,11 @@ const platformSchema = z
       .prefault({}),
     limits: z
       .object({
-        body_bytes: z.number().int().positive().default(64 * 1024),
+        body_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(64 * 1024),
         /** Requests per minute per client address at the token, revocation, introspection and registration endpoints. */
         oauth_rate_per_minute: z.number().int().positive().default(600),
       })
@@ -148,7 +163,11 @@ export function loadConfig(options: LoadOptions = {}): Config {
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL ? e.REDIS_URL : undefined,
     secret,
-    trustProxy: e.TRUST_PROXY ? e.TRUST_PROXY.split(',').map((s) => s.trim()).filter(Boolean) : false,
+    trustProxy: e.TRUST_PROXY
+      ? e.TRUST_PROXY.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : false,
     demo,
     cimdAllowLoopback: demo || e.SCHOOLGATE_CIMD_ALLOW_LOOPBACK === '1',
     platform,
@@ -161,7 +180,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
  */
 function resolveSecret(value: string | undefined, databaseUrl: string, demo: boolean): string {
   if (value !== undefined && value !== '') {
-    if (Buffer.byteLength(value) < 32) throw new ConfigError('SCHOOLGATE_SECRET: must be at least 32 characters (use `openssl rand -base64 48`)');
+    if (Buffer.byteLength(value) < 32)
+      throw new ConfigError('SCHOOLGATE_SECRET: must be at least 32 characters (use `openssl rand -base64 48`)');
     return value;
   }
   if (!demo) throw new ConfigError('SCHOOLGATE_SECRET: required (at least 32 characters); only `serve --demo` generates one');

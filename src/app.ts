@@ -1,0 +1,81 @@
+// Builds the Fastify application from its dependencies; never listens (main.ts and tests do).
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { Redis } from 'ioredis';
+import type { AppDeps } from './app-deps.js';
+import { handleError } from './http/error-handler.js';
+import { registerAuthorizeRoutes } from './http/routes/authorize.js';
+import { registerAvatarRoutes } from './http/routes/avatars.js';
+import { registerDiscoveryRoutes } from './http/routes/discovery.js';
+import { registerDocRoutes } from './http/routes/docs.js';
+import { registerRegistrationRoutes } from './http/routes/register.js';
+import { registerTokenRoutes } from './http/routes/token.js';
+import { registerUserInfoRoutes } from './http/routes/userinfo.js';
+import { siteResolver } from './http/site-resolution.js';
+import { createServices, type Services } from './services.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const services = createServices(deps);
+  const { config } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? { level: process.env.LOG_LEVEL ?? 'info' },
+    trustProxy: config.trustProxy === false ? false : config.trustProxy,
+    bodyLimit: config.platform.limits.body_bytes,
+    // A request that never finishes must not hold a connection forever.
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    return503OnClosing: true,
+  });
+  app.decorate('services', services);
+  app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document the API; serialising plainly keeps the hot paths free of validation.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.setErrorHandler(handleError);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'schoolgate',
+        version: '1',
+        description: 'OAuth 2.0 / OpenID Connect authorization server and member APIs of a school site',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: config.platform.limits.body_bytes });
+  await app.register(rateLimit, {
+    global: false,
+    ...(config.redisUrl
+      ? { redis: new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }), skipOnError: true }
+      : {}),
+  });
+
+  app.addHook('onRequest', siteResolver(services.sites));
+  app.setNotFoundHandler((_request, reply) =>
+    reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: 'no such endpoint' }),
+  );
+
+  registerDiscoveryRoutes(app, services);
+  registerDocRoutes(app, services);
+  registerAuthorizeRoutes(app, services);
+  registerTokenRoutes(app, services);
+  registerUserInfoRoutes(app, services);
+  registerRegistrationRoutes(app, services);
+  registerAvatarRoutes(app);
+
+  await services.sites.reload();
+  return app;
+}

@@ -1,0 +1,65 @@
+// The per-site audit log (issue 2): who signed in, consented, got or lost tokens, and what was refused.
+// Details are structured JSON and never contain a secret, a token or a password.
+import type { Kysely } from 'kysely';
+import type { Clock } from '../kernel/clock.js';
+import type { Database } from '../storage/schema.js';
+
+export type AuditKind =
+  | 'sign_in.succeeded'
+  | 'sign_in.failed'
+  | 'sign_in.locked'
+  | 'sign_out'
+  | 'consent.granted'
+  | 'consent.denied'
+  | 'token.issued'
+  | 'token.refreshed'
+  | 'token.revoked'
+  | 'refresh.reuse_detected'
+  | 'code.replay_detected'
+  | 'cimd.refused'
+  | 'keys.rotated'
+  | 'client.created';
+
+export interface AuditEvent {
+  siteId: string;
+  kind: AuditKind;
+  personId?: string | null;
+  clientId?: string | null;
+  detail?: Record<string, string | number | boolean | null | string[]>;
+}
+
+export async function recordAudit(db: Kysely<Database>, event: AuditEvent, clock: Clock): Promise<void> {
+  await db
+    .insertInto('audit_events')
+    .values({
+      site_id: event.siteId,
+      at: clock.now(),
+      kind: event.kind,
+      person_id: event.personId ?? null,
+      client_id: event.clientId ?? null,
+      detail: JSON.stringify(event.detail ?? {}),
+    })
+    .execute();
+}
+
+export interface AuditEntry {
+  id: number;
+  at: number;
+  kind: string;
+  personId: string | null;
+  clientId: string | null;
+  detail: Record<string, unknown>;
+}
+
+/** The newest entries of a site first. */
+export async function listAudit(db: Kysely<Database>, siteId: string, limit = 100): Promise<AuditEntry[]> {
+  const rows = await db.selectFrom('audit_events').selectAll().where('site_id', '=', siteId).orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((r) => ({
+    id: r.id,
+    at: r.at,
+    kind: r.kind,
+    personId: r.person_id,
+    clientId: r.client_id,
+    detail: JSON.parse(r.detail) as Record<string, unknown>,
+  }));
+}

@@ -1,0 +1,77 @@
+// Client resolution (SPEC 4.2, 5.2): the one place that turns a client_id into a Client, whether it
+// names a member application of this site, a vendor integration of the platform, or a Client ID
+// Metadata Document URL. Throws CimdError when a document or its host is refused.
+import type { Kysely } from 'kysely';
+import type { VendorIntegration } from '../config/config.js';
+import { audienceScopes, UNREVIEWED_CIMD_SCOPES } from '../oauth/scopes.js';
+import type { Site } from '../sites/site.js';
+import type { Database } from '../storage/schema.js';
+import type { CimdResolver } from './cimd/resolver.js';
+import { CimdError } from './cimd/types.js';
+import type { Client } from './client.js';
+import { findMemberApp } from './member-apps.repository.js';
+
+export interface ClientResolver {
+  resolve(site: Site, clientId: string): Promise<Client | undefined>;
+}
+
+export function createClientResolver(db: Kysely<Database>, vendors: readonly VendorIntegration[], cimd: CimdResolver): ClientResolver {
+  const vendorById = new Map(vendors.map((v) => [v.client_id, v]));
+  return {
+    async resolve(site, clientId) {
+      if (cimd.isCimdClientId(clientId)) {
+        const doc = await cimd.resolve(clientId);
+        // We authenticate clients with `none` or `client_secret_post` only, and a document may not carry secrets.
+        if (doc.tokenEndpointAuthMethod !== 'none') {
+          throw new CimdError(
+            'invalid_document',
+            `token_endpoint_auth_method ${doc.tokenEndpointAuthMethod} is not supported here; use none`,
+          );
+        }
+        const ceiling = doc.reviewed ? audienceScopes('operator') : UNREVIEWED_CIMD_SCOPES;
+        const declared = doc.scope ? doc.scope.split(' ') : null;
+        return {
+          clientId: doc.clientId,
+          name: doc.clientName ?? doc.host,
+          audience: 'operator',
+          source: 'cimd',
+          authMethod: 'none',
+          secretHash: null,
+          redirectUris: doc.redirectUris,
+          allowedScopes: declared ? ceiling.filter((s) => declared.includes(s)) : [...ceiling],
+          documentHost: doc.host,
+        };
+      }
+      const vendor = vendorById.get(clientId);
+      if (vendor) {
+        const ceiling = audienceScopes('operator');
+        return {
+          clientId: vendor.client_id,
+          name: vendor.client_name,
+          audience: 'operator',
+          source: 'vendor',
+          authMethod: vendor.token_endpoint_auth_method,
+          secretHash: null,
+          redirectUris: vendor.redirect_uris,
+          allowedScopes: vendor.scopes ? ceiling.filter((s) => vendor.scopes?.includes(s)) : [...ceiling],
+          documentHost: null,
+        };
+      }
+      const app = await findMemberApp(db, site.id, clientId);
+      if (!app) return undefined;
+      const ceiling = audienceScopes('member');
+      const granted = app.scopes.split(' ');
+      return {
+        clientId: app.client_id,
+        name: app.name,
+        audience: 'member',
+        source: 'member-app',
+        authMethod: app.kind === 'confidential' ? 'client_secret_post' : 'none',
+        secretHash: app.secret_hash,
+        redirectUris: JSON.parse(app.redirect_uris) as string[],
+        allowedScopes: ceiling.filter((s) => granted.includes(s)),
+        documentHost: null,
+      };
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// UserInfo (OIDC Core 5.3, SPEC 4.2): GET or POST with a bearer token holding `openid`.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { PATHS } from '../../oauth/discovery.js';
+import { USERINFO_SCOPES, userInfo } from '../../oauth/userinfo.js';
+import type { Services } from '../../services.js';
+import { guardBearer } from '../bearer-guard.js';
+
+const claims = z.looseObject({
+  sub: z.string(),
+  org_id: z.string(),
+  roles: z.array(z.string()),
+  name: z.string().optional(),
+  email: z.string().optional(),
+  email_verified: z.boolean().optional(),
+  picture: z.string().optional().describe('variant A sites only'),
+});
+
+export function registerUserInfoRoutes(app: FastifyInstance, services: Services): void {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const guard = await guardBearer(services.db, request, reply, USERINFO_SCOPES, services.clock);
+    if (!guard.ok) {
+      if (guard.unavailable)
+        return reply
+          .code(503)
+          .header('retry-after', '1')
+          .send({ error: 'temporarily_unavailable', error_description: 'try again shortly' });
+      return reply;
+    }
+    return reply.header('cache-control', 'no-store').send(await userInfo(services.db, request.site, guard.token));
+  };
+  const schema = { summary: 'UserInfo', tags: ['oauth'], security: [{ bearer: [] }], response: { 200: claims } };
+  app.get(PATHS.userinfo, { schema, config: { kind: 'resource' } }, handler);
+  app.post(PATHS.userinfo, { schema, config: { kind: 'resource' } }, handler);
+}

@@ -1,0 +1,50 @@
+// Keeps each site's signing key and JWKS in memory for a few seconds. Importing a key is crypto work
+// that need not happen per request; a rotation made by another process is picked up within the TTL,
+// which is safe because the previous active key stays published after it retires.
+import type { Kysely } from 'kysely';
+import type { Clock } from '../kernel/clock.js';
+import type { Database } from '../storage/schema.js';
+import { type ActiveSigningKey, activeSigningKey, type PublicJwk, publishedKeys } from './signing-keys.js';
+
+const TTL_MS = 10_000;
+
+interface Entry<T> {
+  value: Promise<T>;
+  at: number;
+}
+
+export class KeyCache {
+  private signing = new Map<string, Entry<ActiveSigningKey>>();
+  private jwks = new Map<string, Entry<PublicJwk[]>>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly masterKey: Buffer,
+    private readonly clock: Clock,
+  ) {}
+
+  signingKey(siteId: string): Promise<ActiveSigningKey> {
+    return this.cached(this.signing, siteId, () => activeSigningKey(this.db, siteId, this.masterKey));
+  }
+
+  published(siteId: string): Promise<PublicJwk[]> {
+    return this.cached(this.jwks, siteId, () => publishedKeys(this.db, siteId, this.clock));
+  }
+
+  /** Forgets a site's keys (after a rotation in this process). */
+  invalidate(siteId: string): void {
+    this.signing.delete(siteId);
+    this.jwks.delete(siteId);
+  }
+
+  private cached<T>(map: Map<string, Entry<T>>, siteId: string, load: () => Promise<T>): Promise<T> {
+    const now = this.clock.now();
+    const hit = map.get(siteId);
+    if (hit && now - hit.at < TTL_MS) return hit.value;
+    const value = load();
+    map.set(siteId, { value, at: now });
+    // A failed load is not kept: the next request tries again.
+    value.catch(() => map.delete(siteId));
+    return value;
+  }
+}

@@ -1,0 +1,123 @@
+// Per-site ES256 signing keys (SPEC 5.3). Private keys are sealed with a key derived from
+// SCHOOLGATE_SECRET. Rotation follows a publish-before-use order: every site always has a `next` key
+// in its JWKS, so relying parties have seen a key before the first token is signed with it; a retired
+// key stays published until every token it signed has expired.
+import type { Kysely } from 'kysely';
+import { type CryptoKey, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import type { Clock } from '../kernel/clock.js';
+import { deriveKey, seal, unseal } from '../kernel/sealing.js';
+import type { Database } from '../storage/schema.js';
+
+export const SIGNING_ALG = 'ES256';
+
+export interface PublicJwk extends JWK {
+  kid: string;
+  alg: string;
+  use: 'sig';
+}
+
+async function newKeyRow(siteId: string, state: 'next' | 'active', masterKey: Buffer, clock: Clock) {
+  const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(publicJwk);
+  const privateJwk = await exportJWK(privateKey);
+  const now = clock.now();
+  return {
+    kid,
+    site_id: siteId,
+    alg: SIGNING_ALG,
+    public_jwk: JSON.stringify({ ...publicJwk, kid, alg: SIGNING_ALG, use: 'sig' }),
+    // The kid is the associated data: a sealed key cannot be swapped onto another row unnoticed.
+    private_jwk_sealed: seal(masterKey, JSON.stringify(privateJwk), kid),
+    state,
+    created_at: now,
+    activated_at: state === 'active' ? now : null,
+    publish_until: null,
+  };
+}
+
+export function signingKeyEncryptionKey(secret: string): Buffer {
+  return deriveKey(secret, 'signing-keys');
+}
+
+/** Gives a new site its first active key and the next one. */
+export async function initialiseSiteKeys(db: Kysely<Database>, siteId: string, masterKey: Buffer, clock: Clock): Promise<void> {
+  const rows = [await newKeyRow(siteId, 'active', masterKey, clock), await newKeyRow(siteId, 'next', masterKey, clock)];
+  await db.insertInto('signing_keys').values(rows).execute();
+}
+
+export interface RotationResult {
+  activated: string;
+  retired: string[];
+  next: string;
+}
+
+/**
+ * next -> active, active -> retired (published until `retireAfterSeconds` from now), and a new next.
+ * Retired keys whose publication window has passed are deleted.
+ */
+export async function rotateSiteKeys(
+  db: Kysely<Database>,
+  siteId: string,
+  masterKey: Buffer,
+  retireAfterSeconds: number,
+  clock: Clock,
+): Promise<RotationResult> {
+  const fresh = await newKeyRow(siteId, 'next', masterKey, clock);
+  return db.transaction().execute(async (trx) => {
+    const now = clock.now();
+    const keys = await trx.selectFrom('signing_keys').select(['kid', 'state']).where('site_id', '=', siteId).execute();
+    const next = keys.find((k) => k.state === 'next');
+    if (!next) throw new Error('site has no next key to activate');
+    const active = keys.filter((k) => k.state === 'active').map((k) => k.kid);
+    if (active.length > 0) {
+      await trx
+        .updateTable('signing_keys')
+        .set({ state: 'retired', publish_until: now + retireAfterSeconds * 1000 })
+        .where('site_id', '=', siteId)
+        .where('kid', 'in', active)
+        .execute();
+    }
+    await trx.updateTable('signing_keys').set({ state: 'active', activated_at: now }).where('kid', '=', next.kid).execute();
+    await trx.insertInto('signing_keys').values(fresh).execute();
+    await trx
+      .deleteFrom('signing_keys')
+      .where('site_id', '=', siteId)
+      .where('state', '=', 'retired')
+      .where('publish_until', '<', now)
+      .execute();
+    return { activated: next.kid, retired: active, next: fresh.kid };
+  });
+}
+
+/** The JWKS of a site: next, active and still-published retired keys. */
+export async function publishedKeys(db: Kysely<Database>, siteId: string, clock: Clock): Promise<PublicJwk[]> {
+  const rows = await db
+    .selectFrom('signing_keys')
+    .select(['public_jwk', 'state', 'publish_until'])
+    .where('site_id', '=', siteId)
+    .orderBy('created_at', 'desc')
+    .execute();
+  const now = clock.now();
+  return rows.filter((r) => r.state !== 'retired' || (r.publish_until ?? 0) > now).map((r) => JSON.parse(r.public_jwk) as PublicJwk);
+}
+
+export interface ActiveSigningKey {
+  kid: string;
+  key: CryptoKey;
+}
+
+/** The key that signs now; the newest active one if a rotation raced. */
+export async function activeSigningKey(db: Kysely<Database>, siteId: string, masterKey: Buffer): Promise<ActiveSigningKey> {
+  const row = await db
+    .selectFrom('signing_keys')
+    .select(['kid', 'private_jwk_sealed'])
+    .where('site_id', '=', siteId)
+    .where('state', '=', 'active')
+    .orderBy('activated_at', 'desc')
+    .executeTakeFirst();
+  if (!row) throw new Error(`site ${siteId} has no active signing key`);
+  const jwk = JSON.parse(unseal(masterKey, row.private_jwk_sealed, row.kid)) as JWK;
+  const key = (await importJWK(jwk, SIGNING_ALG)) as CryptoKey;
+  return { kid: row.kid, key };
+}

@@ -1,0 +1,95 @@
+// The protected-resource verdict (RFC 6750, SPEC 5.3, 5.4, 7): the one bearer check behind UserInfo,
+// the member GraphQL API, /mcp and the operator API. It never renders; http/ turns verdicts into
+// 401/403 with WWW-Authenticate, and `unavailable` into the caller's own fault answer (503 on /mcp A).
+import type { Kysely } from 'kysely';
+import type { Clock } from '../kernel/clock.js';
+import type { Site } from '../sites/site.js';
+import type { Database } from '../storage/schema.js';
+import { isWellFormedToken } from './tokens/token-format.js';
+import { findAccessToken } from './tokens/tokens.repository.js';
+
+export interface BearerToken {
+  siteId: string;
+  grantId: string;
+  clientId: string;
+  personId: string;
+  scopes: string[];
+  resource: string;
+  expiresAt: number;
+}
+
+export type BearerVerdict =
+  | { kind: 'valid'; token: BearerToken }
+  /** No Authorization header at all (anonymous where a resource allows it). */
+  | { kind: 'missing' }
+  | { kind: 'invalid_token'; description: string }
+  /** The store gave no answer in time: a fault of ours, not of the token. */
+  | { kind: 'unavailable' };
+
+export type ScopeVerdict = { kind: 'valid'; token: BearerToken } | { kind: 'insufficient_scope'; scopes: string[]; description: string };
+
+/** How long the store may take before the verdict is `unavailable`. */
+export const BEARER_STORE_TIMEOUT_MS = 2000;
+
+/** Reads `Authorization: Bearer <token>` (RFC 6750 2.1); the scheme is case-insensitive. */
+export function parseAuthorizationHeader(
+  header: string | undefined,
+): { kind: 'missing' } | { kind: 'token'; token: string } | { kind: 'malformed' } {
+  if (header === undefined || header === '') return { kind: 'missing' };
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  if (!match?.[1] || !isWellFormedToken(match[1])) return { kind: 'malformed' };
+  return { kind: 'token', token: match[1] };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('bearer store timeout')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function checkBearer(
+  db: Kysely<Database>,
+  site: Site,
+  authorization: string | undefined,
+  clock: Clock,
+): Promise<BearerVerdict> {
+  const parsed = parseAuthorizationHeader(authorization);
+  if (parsed.kind === 'missing') return { kind: 'missing' };
+  if (parsed.kind === 'malformed')
+    return { kind: 'invalid_token', description: 'the Authorization header must be "Bearer <access token>"' };
+
+  let row: Awaited<ReturnType<typeof findAccessToken>>;
+  try {
+    row = await withTimeout(findAccessToken(db, parsed.token), BEARER_STORE_TIMEOUT_MS);
+  } catch {
+    return { kind: 'unavailable' };
+  }
+  if (!row) return { kind: 'invalid_token', description: 'the access token is unknown' };
+  // RFC 8707: a token is bound to the origin it was issued for and is refused anywhere else.
+  if (row.site_id !== site.id || row.resource !== site.origin) {
+    return { kind: 'invalid_token', description: `the access token was issued for another resource; this resource is ${site.origin}` };
+  }
+  if (row.revoked_at !== null) return { kind: 'invalid_token', description: 'the access token was revoked' };
+  if (row.expires_at <= clock.now()) return { kind: 'invalid_token', description: 'the access token expired' };
+  return {
+    kind: 'valid',
+    token: {
+      siteId: row.site_id,
+      grantId: row.grant_id,
+      clientId: row.client_id,
+      personId: row.person_id,
+      scopes: row.scope.split(' '),
+      resource: row.resource,
+      expiresAt: row.expires_at,
+    },
+  };
+}
+
+/** A valid token must hold every scope an operation needs; the 403 names all of them (MCP 2026-07-28). */
+export function requireScopes(token: BearerToken, needed: readonly string[]): ScopeVerdict {
+  const missing = needed.filter((s) => !token.scopes.includes(s));
+  if (missing.length === 0) return { kind: 'valid', token };
+  return { kind: 'insufficient_scope', scopes: [...needed], description: `this request needs the scope ${missing.join(' ')}` };
+}

@@ -1,0 +1,68 @@
+// Token introspection (RFC 7662, CONTRACT 5): a confidential client asks about its own tokens only;
+// everything else is `active: false`. The bound resource is visible as `aud` (SPEC 5.1).
+import { hashToken } from '../kernel/hashing.js';
+import type { Site } from '../sites/site.js';
+import { OAuthError } from './errors.js';
+import { type RawParams, required, single } from './parameters.js';
+import { authenticateClient } from './token/client-authentication.js';
+import type { TokenContext } from './token/token-context.js';
+
+export type IntrospectionResponse =
+  | { active: false }
+  | {
+      active: true;
+      iss: string;
+      aud: string;
+      client_id: string;
+      scope: string;
+      sub: string;
+      exp: number;
+      iat: number;
+      token_type: 'Bearer' | 'refresh_token';
+    };
+
+export async function handleIntrospection(
+  ctx: TokenContext,
+  site: Site,
+  params: RawParams,
+  authorizationHeader: string | undefined,
+): Promise<IntrospectionResponse> {
+  const client = await authenticateClient(ctx.clients, site, params, authorizationHeader);
+  if (client.authMethod === 'none')
+    throw new OAuthError('invalid_client', 'introspection is for confidential clients; authenticate with client_secret_post');
+  const token = required(params, 'token');
+  const hint = single(params, 'token_type_hint');
+  const tokenHash = hashToken(token);
+  const now = ctx.clock.now();
+  const access = () =>
+    ctx.db
+      .selectFrom('access_tokens')
+      .select(['client_id', 'person_id', 'scope', 'resource', 'created_at', 'expires_at', 'revoked_at'])
+      .where('token_hash', '=', tokenHash)
+      .where('site_id', '=', site.id)
+      .executeTakeFirst()
+      .then((row) => row && { ...row, tokenType: 'Bearer' as const, rotated: false });
+  const refresh = () =>
+    ctx.db
+      .selectFrom('refresh_tokens')
+      .select(['client_id', 'person_id', 'scope', 'resource', 'created_at', 'expires_at', 'revoked_at', 'rotated_at'])
+      .where('token_hash', '=', tokenHash)
+      .where('site_id', '=', site.id)
+      .executeTakeFirst()
+      .then((row) => row && { ...row, tokenType: 'refresh_token' as const, rotated: row.rotated_at !== null });
+  const [first, second] = hint === 'refresh_token' ? [refresh, access] : [access, refresh];
+  const row = (await first()) ?? (await second());
+  if (!row || row.client_id !== client.clientId || row.revoked_at !== null || row.rotated || row.expires_at <= now)
+    return { active: false };
+  return {
+    active: true,
+    iss: site.origin,
+    aud: row.resource,
+    client_id: row.client_id,
+    scope: row.scope,
+    sub: row.person_id,
+    exp: Math.floor(row.expires_at / 1000),
+    iat: Math.floor(row.created_at / 1000),
+    token_type: row.tokenType,
+  };
+}

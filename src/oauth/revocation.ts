@@ -1,0 +1,58 @@
+// Token revocation (RFC 7009). Revoking an access token ends that token; revoking a refresh token ends
+// its grant: the refresh token and every access token issued under it (RFC 7009 2.1). The person's
+// consent and session are untouched (INTEROP, keycloak#12916). Unknown tokens answer 200 (2.2).
+import { recordAudit } from '../audit/audit-log.js';
+import { hashToken } from '../kernel/hashing.js';
+import type { Site } from '../sites/site.js';
+import { OAuthError } from './errors.js';
+import { type RawParams, required, single } from './parameters.js';
+import { authenticateClient } from './token/client-authentication.js';
+import type { TokenContext } from './token/token-context.js';
+import { revokeAccessToken, revokeGrant } from './tokens/tokens.repository.js';
+
+export async function handleRevocation(
+  ctx: TokenContext,
+  site: Site,
+  params: RawParams,
+  authorizationHeader: string | undefined,
+): Promise<void> {
+  const client = await authenticateClient(ctx.clients, site, params, authorizationHeader);
+  const token = required(params, 'token');
+  const hint = single(params, 'token_type_hint');
+  if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token') {
+    throw new OAuthError('unsupported_token_type', 'token_type_hint must be access_token or refresh_token');
+  }
+  const tokenHash = hashToken(token);
+  const [access, refresh] = await Promise.all([
+    ctx.db
+      .selectFrom('access_tokens')
+      .select(['client_id', 'person_id', 'revoked_at'])
+      .where('token_hash', '=', tokenHash)
+      .where('site_id', '=', site.id)
+      .executeTakeFirst(),
+    ctx.db
+      .selectFrom('refresh_tokens')
+      .select(['client_id', 'person_id', 'grant_id', 'revoked_at'])
+      .where('token_hash', '=', tokenHash)
+      .where('site_id', '=', site.id)
+      .executeTakeFirst(),
+  ]);
+  const found = access ?? refresh;
+  if (!found) return;
+  // RFC 7009 2.1: only the client the token was issued to may revoke it.
+  if (found.client_id !== client.clientId) throw new OAuthError('unauthorized_client', 'the token was issued to another client');
+  if (found.revoked_at !== null) return;
+  if (refresh) await revokeGrant(ctx.db, site.id, refresh.grant_id, ctx.clock);
+  else await revokeAccessToken(ctx.db, site.id, tokenHash, ctx.clock);
+  await recordAudit(
+    ctx.db,
+    {
+      siteId: site.id,
+      kind: 'token.revoked',
+      personId: found.person_id,
+      clientId: client.clientId,
+      detail: { token_type: refresh ? 'refresh_token' : 'access_token' },
+    },
+    ctx.clock,
+  );
+}

@@ -1,0 +1,127 @@
+// RFC 6749 6 with rotation (RFC 9700 4.14.2). Every use rotates the token by an atomic compare-and-swap
+// committed together with the new tokens, so two concurrent refreshes can never both rotate one token.
+// Clients race (INTEROP "Refresh tokens"): the loser of a race, or a client that retries within the
+// grace window, gets the winner's answer again instead of a logout. That answer is kept sealed with a
+// key derived from the old token itself, so only its holder can open it, and only for the window.
+// Reuse after the window is treated as theft and ends the whole grant.
+import { recordAudit } from '../../../audit/audit-log.js';
+import { splitSpaceList } from '../../../kernel/result.js';
+import { deriveKey, seal, unseal } from '../../../kernel/sealing.js';
+import { rolesAtSite } from '../../../people/people.repository.js';
+import type { RefreshTokensTable } from '../../../storage/schema.js';
+import { OAuthError } from '../../errors.js';
+import { multiple, required, single } from '../../parameters.js';
+import { checkResource } from '../../resource.js';
+import { mayApprove } from '../../scopes.js';
+import { findRefreshToken, mintTokenPair, revokeGrant, writeTokenPair } from '../../tokens/tokens.repository.js';
+import type { GrantType, TokenContext, TokenResponse } from '../token-context.js';
+import { tokenResponse } from '../token-response.js';
+
+function replayKey(refreshToken: string): Buffer {
+  return deriveKey(refreshToken, 'refresh-replay');
+}
+
+function openReplay(row: RefreshTokensTable, refreshToken: string, now: number): TokenResponse | undefined {
+  if (!row.replay_sealed || row.replay_until === null || row.replay_until <= now) return undefined;
+  try {
+    return JSON.parse(unseal(replayKey(refreshToken), row.replay_sealed, row.token_hash)) as TokenResponse;
+  } catch {
+    return undefined;
+  }
+}
+
+async function reuseDetected(ctx: TokenContext, row: RefreshTokensTable): Promise<never> {
+  await revokeGrant(ctx.db, row.site_id, row.grant_id, ctx.clock);
+  await recordAudit(
+    ctx.db,
+    { siteId: row.site_id, kind: 'refresh.reuse_detected', personId: row.person_id, clientId: row.client_id },
+    ctx.clock,
+  );
+  throw new OAuthError('invalid_grant', 'the refresh token was already used; the grant is revoked and the person must authorize again');
+}
+
+export const refreshTokenGrant: GrantType = {
+  grantType: 'refresh_token',
+  async handle(ctx, { site, client, params }) {
+    const refreshToken = required(params, 'refresh_token');
+    const resources = multiple(params, 'resource');
+    if (resources.length > 0) checkResource(resources, site.origin);
+    const row = await findRefreshToken(ctx.db, site.id, refreshToken);
+    const now = ctx.clock.now();
+    if (!row || row.client_id !== client.clientId)
+      throw new OAuthError('invalid_grant', 'the refresh token is invalid or was issued to another client');
+    if (row.revoked_at !== null) throw new OAuthError('invalid_grant', 'the refresh token was revoked');
+    if (row.rotated_at !== null) return openReplay(row, refreshToken, now) ?? reuseDetected(ctx, row);
+    if (row.expires_at <= now) throw new OAuthError('invalid_grant', 'the refresh token expired');
+
+    const granted = row.scope.split(' ');
+    const requestedScope = single(params, 'scope');
+    const accessScopes = requestedScope === undefined ? granted : splitSpaceList(requestedScope);
+    const widened = accessScopes.filter((s) => !granted.includes(s));
+    if (widened.length > 0)
+      throw new OAuthError('invalid_scope', `scope may only narrow the original grant; not granted: ${widened.join(' ')}`);
+    if (accessScopes.length === 0) throw new OAuthError('invalid_scope', 'scope must not be empty');
+    // The person must still be allowed to hold this authorization at this site.
+    if (!mayApprove(client, await rolesAtSite(ctx.db, site.id, row.person_id))) {
+      await revokeGrant(ctx.db, site.id, row.grant_id, ctx.clock);
+      throw new OAuthError('invalid_grant', 'the person no longer has a role at this site that allows this client');
+    }
+    const accessScope = granted.filter((s) => accessScopes.includes(s)).join(' ');
+
+    const values = mintTokenPair();
+    const response = tokenResponse(
+      { ...values, accessExpiresAt: now + ctx.lifetimes.access_token * 1000 },
+      ctx.lifetimes.access_token,
+      accessScope,
+    );
+    const grace = ctx.lifetimes.refresh_grace;
+    const won = await ctx.db.transaction().execute(async (trx) => {
+      const swapped = await trx
+        .updateTable('refresh_tokens')
+        .set({
+          rotated_at: now,
+          replay_sealed: grace > 0 ? seal(replayKey(refreshToken), JSON.stringify(response), row.token_hash) : null,
+          replay_until: grace > 0 ? now + grace * 1000 : null,
+        })
+        .where('token_hash', '=', row.token_hash)
+        .where('rotated_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(swapped.numUpdatedRows) !== 1) return false;
+      const grant = await trx.selectFrom('grants').select('revoked_at').where('id', '=', row.grant_id).executeTakeFirst();
+      if (!grant || grant.revoked_at !== null) throw new OAuthError('invalid_grant', 'the grant was revoked');
+      await writeTokenPair(
+        trx,
+        {
+          siteId: site.id,
+          clientId: client.clientId,
+          personId: row.person_id,
+          scope: row.scope,
+          accessScope,
+          resource: row.resource,
+          grantId: row.grant_id,
+          accessLifetimeSeconds: ctx.lifetimes.access_token,
+          refreshLifetimeSeconds: ctx.lifetimes.refresh_token,
+        },
+        values,
+        ctx.clock,
+      );
+      await recordAudit(
+        trx,
+        { siteId: site.id, kind: 'token.refreshed', personId: row.person_id, clientId: client.clientId, detail: { scope: accessScope } },
+        ctx.clock,
+      );
+      return true;
+    });
+    if (won) return response;
+
+    // Lost the race: the winner has committed by now; answer as a retry within the window would.
+    const after = await findRefreshToken(ctx.db, site.id, refreshToken);
+    if (after && after.revoked_at === null) {
+      const replay = openReplay(after, refreshToken, ctx.clock.now());
+      if (replay) return replay;
+      return reuseDetected(ctx, after);
+    }
+    throw new OAuthError('invalid_grant', 'the refresh token was revoked');
+  },
+};

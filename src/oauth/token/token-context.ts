@@ -1,0 +1,40 @@
+// What the token, revocation and introspection endpoints work with.
+import type { Kysely } from 'kysely';
+import type { PlatformConfig } from '../../config/config.js';
+import type { ClientResolver } from '../../clients/resolve-client.js';
+import type { Clock } from '../../kernel/clock.js';
+import type { KeyCache } from '../../keys/key-cache.js';
+import type { Site } from '../../sites/site.js';
+import type { Database } from '../../storage/schema.js';
+import type { RawParams } from '../parameters.js';
+import type { Client } from '../../clients/client.js';
+
+export interface TokenContext {
+  db: Kysely<Database>;
+  clock: Clock;
+  keys: KeyCache;
+  clients: ClientResolver;
+  lifetimes: PlatformConfig['lifetimes'];
+}
+
+/** RFC 6749 5.1 */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+  id_token?: string;
+}
+
+export interface GrantRequest {
+  site: Site;
+  client: Client;
+  params: RawParams;
+}
+
+/** A grant type module (ARCHITECTURE rule 5): the token endpoint dispatches through a map of these. */
+export interface GrantType {
+  grantType: string;
+  handle(ctx: TokenContext, request: GrantRequest): Promise<TokenResponse>;
+}

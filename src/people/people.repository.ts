@@ -1,0 +1,66 @@
+// People (one account across sites) and their roles per site (issue 2, section 2).
+import type { Kysely } from 'kysely';
+import type { Clock } from '../kernel/clock.js';
+import { hashPassword } from '../kernel/password.js';
+import { newId } from '../kernel/random.js';
+import type { Database, SiteRolesTable } from '../storage/schema.js';
+
+export type Role = SiteRolesTable['role'];
+export const ROLES: readonly Role[] = ['owner', 'admin', 'lecturer', 'student'];
+/** Roles that operate a site: only they may authorize operator clients (SPEC 5.2). */
+export const OPERATOR_ROLES: readonly Role[] = ['owner', 'admin'];
+
+export interface Person {
+  id: string;
+  email: string;
+  name: string;
+  pictureUrl: string | null;
+}
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function findPersonByEmail(db: Kysely<Database>, email: string) {
+  return db.selectFrom('people').selectAll().where('email', '=', normaliseEmail(email)).executeTakeFirst();
+}
+
+export async function findPersonById(db: Kysely<Database>, id: string): Promise<Person | undefined> {
+  const row = await db.selectFrom('people').select(['id', 'email', 'name', 'picture_url']).where('id', '=', id).executeTakeFirst();
+  return row ? { id: row.id, email: row.email, name: row.name, pictureUrl: row.picture_url } : undefined;
+}
+
+export interface NewPerson {
+  email: string;
+  name: string;
+  password: string;
+  pictureUrl?: string | null;
+}
+
+export async function insertPerson(db: Kysely<Database>, input: NewPerson, clock: Clock): Promise<Person> {
+  const row = {
+    id: newId('per'),
+    email: normaliseEmail(input.email),
+    name: input.name,
+    picture_url: input.pictureUrl ?? null,
+    password_hash: await hashPassword(input.password),
+    created_at: clock.now(),
+  };
+  await db.insertInto('people').values(row).execute();
+  return { id: row.id, email: row.email, name: row.name, pictureUrl: row.picture_url };
+}
+
+export async function grantRole(db: Kysely<Database>, siteId: string, personId: string, role: Role, clock: Clock): Promise<void> {
+  await db
+    .insertInto('site_roles')
+    .values({ site_id: siteId, person_id: personId, role, created_at: clock.now() })
+    .onConflict((oc) => oc.columns(['site_id', 'person_id', 'role']).doNothing())
+    .execute();
+}
+
+/** The person's roles at one site, in catalogue order. */
+export async function rolesAtSite(db: Kysely<Database>, siteId: string, personId: string): Promise<Role[]> {
+  const rows = await db.selectFrom('site_roles').select('role').where('site_id', '=', siteId).where('person_id', '=', personId).execute();
+  const held = new Set(rows.map((r) => r.role));
+  return ROLES.filter((r) => held.has(r));
+}
