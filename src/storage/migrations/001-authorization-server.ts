@@ -1,5 +1,6 @@
 // The authorization server's tables. Written with Kysely's schema builder so both dialects share it.
 import { type Kysely, sql } from 'kysely';
+import { isSqlite } from '../dialect.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on the evolving Database type
 type AnyDb = Kysely<any>;
@@ -123,10 +124,7 @@ export async function up(db: AnyDb): Promise<void> {
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .addColumn('revoked_at', 'bigint');
     if (table === 'refresh_tokens') {
-      builder = builder
-        .addColumn('rotated_at', 'bigint')
-        .addColumn('replay_sealed', 'text')
-        .addColumn('replay_until', 'bigint');
+      builder = builder.addColumn('rotated_at', 'bigint').addColumn('replay_sealed', 'text').addColumn('replay_until', 'bigint');
     }
     await builder.execute();
     await db.schema.createIndex(`${table}_grant`).on(table).columns(['grant_id']).execute();
@@ -149,7 +147,7 @@ export async function up(db: AnyDb): Promise<void> {
 
   await db.schema
     .createTable('audit_events')
-    .addColumn('id', 'integer', (c) => c.primaryKey().generatedByDefaultAsIdentity())
+    .addColumn('id', 'integer', (c) => (isSqlite(db) ? c.primaryKey().autoIncrement() : c.primaryKey().generatedByDefaultAsIdentity()))
     .addColumn('site_id', 'text', (c) => c.notNull().references('sites.id').onDelete('cascade'))
     .addColumn('at', 'bigint', (c) => c.notNull())
     .addColumn('kind', 'text', (c) => c.notNull())
