@@ -1,7 +1,7 @@
 // The page frame shared by sign-in, consent and error pages: no JavaScript, one inline stylesheet
 // allowed by its hash in the CSP, readable on a phone, usable from the keyboard (INTEROP "Browsers").
 import { createHash } from 'node:crypto';
-import { html, type Raw } from './html.js';
+import { html, type Raw, raw } from './html.js';
 
 const STYLE = `
 *{box-sizing:border-box}
@@ -34,7 +34,7 @@ export function layout(title: string, siteName: string, body: Raw): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${title} · ${siteName}</title>
-<style>${{ html: STYLE } as Raw}</style>
+<style>${raw(STYLE)}</style>
 </head>
 <body>
 <main>

@@ -21,7 +21,7 @@ import { type CsrfProtection, createCsrfProtection } from '../csrf.js';
 import { consentPage } from '../pages/consent-page.js';
 import { html } from '../pages/html.js';
 import { layout } from '../pages/layout.js';
-import { messagePage } from '../pages/message-page.js';
+import { messagePage, noticePage } from '../pages/message-page.js';
 import { signInPage } from '../pages/sign-in-page.js';
 import { sendPage } from '../security-headers.js';
 import { clearSessionCookie, currentSession, isSecureOrigin, SESSION_COOKIE, setSessionCookie } from '../session-cookie.js';
@@ -179,7 +179,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
       setSessionCookie(reply, site, sessionId, config.platform.lifetimes.session);
       await recordAudit(db, { siteId: site.id, kind: 'sign_in.succeeded', personId: result.personId }, clock);
       if (returnTo) return reply.code(303).header('cache-control', 'no-store').header('location', withoutLoginPrompt(returnTo)).send();
-      return sendPage(reply, 200, messagePage(site.name, 'Signed in', 'You are signed in. You can close this page.'));
+      return sendPage(reply, 200, noticePage(site.name, 'Signed in', 'You are signed in. You can close this page.'));
     },
   );
 
@@ -248,7 +248,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
       if (sessionId) await deleteSession(db, site.id, sessionId);
       if (session) await recordAudit(db, { siteId: site.id, kind: 'sign_out', personId: session.personId }, clock);
       clearSessionCookie(reply, site);
-      return sendPage(reply, 200, messagePage(site.name, 'Signed out', 'You are signed out of this site.'));
+      return sendPage(reply, 200, noticePage(site.name, 'Signed out', 'You are signed out of this site.'));
     },
   );
 }
