@@ -1,10 +1,12 @@
 // Runs the migrations in order. One list serves both dialects.
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as m001 from './migrations/001-authorization-server.js';
+import * as m002 from './migrations/002-school.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
   '001-authorization-server': m001,
+  '002-school': m002,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

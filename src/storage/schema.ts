@@ -2,6 +2,7 @@
 // integers so one set of migrations serves SQLite and PostgreSQL alike. Tokens, codes, sessions and
 // client secrets appear only as SHA-256 hashes; private keys and replay answers only sealed.
 import type { Generated } from 'kysely';
+import type { SchoolTables } from './school-schema.js';
 
 export interface SitesTable {
   id: string;
@@ -152,7 +153,7 @@ export interface AuditEventsTable {
   detail: string;
 }
 
-export interface Database {
+export interface Database extends SchoolTables {
   sites: SitesTable;
   people: PeopleTable;
   site_roles: SiteRolesTable;

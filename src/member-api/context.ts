@@ -1,0 +1,68 @@
+// The per-request context of the member GraphQL API (SPEC 4.3): one site, one person, and request-scoped
+// loaders, so resolvers read nothing else and a connection of N rows costs a fixed number of queries.
+import DataLoader from 'dataloader';
+import type { Kysely } from 'kysely';
+import { completedLectureCounts, type LectureSummary, lectureCountsByCourse, lecturesByIds } from '../school/enrollments.repository.js';
+import { findMemberProfile, findSiteOrigin, type MemberProfile } from '../school/member-profile.repository.js';
+import type { MemberScope } from '../school/scope.js';
+import type { Database } from '../storage/schema.js';
+
+export interface MemberLoaders {
+  /** The viewer's own profile, read at most once per request. */
+  profile(): Promise<MemberProfile | null>;
+  /** This site's origin, read at most once per request. */
+  siteOrigin(): Promise<string | null>;
+  /** Lectures per course id (this site). */
+  lectureCountByCourse: DataLoader<string, number>;
+  /** Completed lectures per enrolment id (this member's enrolments only). */
+  completedLecturesByEnrollment: DataLoader<string, number>;
+  /** Lectures by id (this site); null for an id the site does not have. */
+  lectureById: DataLoader<string, LectureSummary | null>;
+}
+
+export interface MemberContext {
+  db: Kysely<Database>;
+  siteId: string;
+  personId: string;
+  /** Scopes of the access token; the HTTP layer checks them before execution (see requiredScopes). */
+  scopes: readonly string[];
+  /** The request's instant (epoch ms): what "expired" is measured against. */
+  now: number;
+  loaders: MemberLoaders;
+}
+
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= load();
+    return pending;
+  };
+}
+
+/** Builds the context for one request; loaders cache for that request only, so nothing outlives it. */
+export function createMemberContext(
+  db: Kysely<Database>,
+  siteId: string,
+  personId: string,
+  scopes: readonly string[],
+  now: number,
+): MemberContext {
+  const scope: MemberScope = { db, siteId, personId };
+  const loaders: MemberLoaders = {
+    profile: once(() => findMemberProfile(scope)),
+    siteOrigin: once(() => findSiteOrigin(scope)),
+    lectureCountByCourse: new DataLoader(async (ids) => {
+      const counts = await lectureCountsByCourse(scope, ids);
+      return ids.map((id) => counts.get(id) ?? 0);
+    }),
+    completedLecturesByEnrollment: new DataLoader(async (ids) => {
+      const counts = await completedLectureCounts(scope, ids);
+      return ids.map((id) => counts.get(id) ?? 0);
+    }),
+    lectureById: new DataLoader(async (ids) => {
+      const lectures = await lecturesByIds(scope, ids);
+      return ids.map((id) => lectures.get(id) ?? null);
+    }),
+  };
+  return { db, siteId, personId, scopes, now, loaders };
+}

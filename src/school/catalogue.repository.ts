@@ -1,0 +1,247 @@
+// A site's public catalogue: published courses, their curriculum outline, upcoming public events and the
+// school profile (SPEC 1: the public tools /mcp serves to anonymous callers). Nothing member-only leaks here:
+// unpublished rows and event join links never appear.
+import { sql } from 'kysely';
+import type { SiteScope } from './scope.js';
+import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
+
+export interface CourseListing {
+  id: string;
+  slug: string;
+  title: string;
+  subtitle: string | null;
+  description: string;
+  coverImageUrl: string | null;
+  priceCents: number;
+  currency: string;
+  lectureCount: number;
+  totalDurationSeconds: number;
+  createdAt: number;
+}
+
+export interface OutlineLecture {
+  id: string;
+  position: number;
+  title: string;
+  durationSeconds: number;
+}
+
+export interface OutlineSection {
+  id: string;
+  position: number;
+  title: string;
+  lectures: OutlineLecture[];
+}
+
+export interface CourseOutline {
+  course: CourseListing;
+  sections: OutlineSection[];
+}
+
+export interface PublicEvent {
+  id: string;
+  slug: string;
+  title: string;
+  description: string;
+  startsAt: number;
+  endsAt: number;
+  timeZone: string;
+  /** The place of an in-person event; null for online events (whose link only registered members see). */
+  location: string | null;
+  online: boolean;
+}
+
+export interface SchoolProfile {
+  siteId: string;
+  name: string;
+  origin: string;
+  publishedCourseCount: number;
+  upcomingPublicEventCount: number;
+}
+
+const COURSES = 'catalogue_courses';
+const EVENTS = 'public_events';
+
+/** `%text%` for LIKE with the wildcard characters of the text itself escaped. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+async function lectureTotals(scope: SiteScope, courseIds: readonly string[]): Promise<Map<string, { count: number; seconds: number }>> {
+  const totals = new Map<string, { count: number; seconds: number }>();
+  if (courseIds.length === 0) return totals;
+  const rows = await scope.db
+    .selectFrom('lectures')
+    .where('site_id', '=', scope.siteId)
+    .where('course_id', 'in', [...courseIds])
+    .groupBy('course_id')
+    .select((eb) => ['course_id', eb.fn.countAll().as('n'), eb.fn.sum('duration_seconds').as('seconds')])
+    .execute();
+  for (const row of rows) totals.set(row.course_id, { count: Number(row.n), seconds: Number(row.seconds ?? 0) });
+  return totals;
+}
+
+/** Published courses of the site, newest first; `text` matches title, subtitle or description, case-insensitively. */
+export async function searchPublishedCourses(
+  scope: SiteScope,
+  query: { text?: string | null } & PageRequest,
+): Promise<Page<CourseListing>> {
+  const { size, after } = pageQuery(COURSES, query);
+  const text = query.text?.trim() ?? '';
+  const pattern = containsPattern(text);
+  const rows = await scope.db
+    .selectFrom('courses')
+    .where('site_id', '=', scope.siteId)
+    .where('published', '=', 1)
+    .$if(text.length > 0, (qb) =>
+      qb.where((eb) =>
+        eb.or(
+          (['title', 'subtitle', 'description'] as const).map(
+            (column) => sql<boolean>`lower(coalesce(${eb.ref(column)}, '')) like ${pattern} escape '\\'`,
+          ),
+        ),
+      ),
+    )
+    .$if(after !== null, (qb) =>
+      qb.where((eb) => eb.or([eb('created_at', '<', after!.sort), eb.and([eb('created_at', '=', after!.sort), eb('id', '<', after!.id)])])),
+    )
+    .select(['id', 'slug', 'title', 'subtitle', 'description', 'cover_image_url', 'price_cents', 'currency', 'created_at'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(size + 1)
+    .execute();
+  const totals = await lectureTotals(
+    scope,
+    rows.slice(0, size).map((r) => r.id),
+  );
+  const listings = rows.map(
+    (row): CourseListing => ({
+      id: row.id,
+      slug: row.slug,
+      title: row.title,
+      subtitle: row.subtitle,
+      description: row.description,
+      coverImageUrl: row.cover_image_url,
+      priceCents: row.price_cents,
+      currency: row.currency,
+      lectureCount: totals.get(row.id)?.count ?? 0,
+      totalDurationSeconds: totals.get(row.id)?.seconds ?? 0,
+      createdAt: row.created_at,
+    }),
+  );
+  return toPage(COURSES, listings, size, (r) => ({ sort: r.createdAt, id: r.id }));
+}
+
+/** A published course with its sections and lectures in order; null when there is none by that slug. */
+export async function findCourseOutline(scope: SiteScope, slug: string): Promise<CourseOutline | null> {
+  const course = await scope.db
+    .selectFrom('courses')
+    .where('site_id', '=', scope.siteId)
+    .where('slug', '=', slug)
+    .where('published', '=', 1)
+    .select(['id', 'slug', 'title', 'subtitle', 'description', 'cover_image_url', 'price_cents', 'currency', 'created_at'])
+    .executeTakeFirst();
+  if (!course) return null;
+  const [sections, lectures] = await Promise.all([
+    scope.db
+      .selectFrom('course_sections')
+      .where('site_id', '=', scope.siteId)
+      .where('course_id', '=', course.id)
+      .select(['id', 'position', 'title'])
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+    scope.db
+      .selectFrom('lectures')
+      .where('site_id', '=', scope.siteId)
+      .where('course_id', '=', course.id)
+      .select(['id', 'section_id', 'position', 'title', 'duration_seconds'])
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+  ]);
+  const outline: OutlineSection[] = sections.map((s) => ({ id: s.id, position: s.position, title: s.title, lectures: [] }));
+  const bySection = new Map(outline.map((s) => [s.id, s]));
+  for (const l of lectures) {
+    bySection.get(l.section_id)?.lectures.push({ id: l.id, position: l.position, title: l.title, durationSeconds: l.duration_seconds });
+  }
+  return {
+    course: {
+      id: course.id,
+      slug: course.slug,
+      title: course.title,
+      subtitle: course.subtitle,
+      description: course.description,
+      coverImageUrl: course.cover_image_url,
+      priceCents: course.price_cents,
+      currency: course.currency,
+      lectureCount: lectures.length,
+      totalDurationSeconds: lectures.reduce((sum, l) => sum + l.duration_seconds, 0),
+      createdAt: course.created_at,
+    },
+    sections: outline,
+  };
+}
+
+/** Published public events that have not ended yet (running ones included), soonest first. */
+export async function listUpcomingPublicEvents(scope: SiteScope, request: PageRequest, now: number): Promise<Page<PublicEvent>> {
+  const { size, after } = pageQuery(EVENTS, request);
+  const rows = await scope.db
+    .selectFrom('events')
+    .where('site_id', '=', scope.siteId)
+    .where('published', '=', 1)
+    .where('is_public', '=', 1)
+    .where('ends_at', '>', now)
+    .$if(after !== null, (qb) =>
+      qb.where((eb) => eb.or([eb('starts_at', '>', after!.sort), eb.and([eb('starts_at', '=', after!.sort), eb('id', '>', after!.id)])])),
+    )
+    .select(['id', 'slug', 'title', 'description', 'starts_at', 'ends_at', 'time_zone', 'location', 'join_url'])
+    .orderBy('starts_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(size + 1)
+    .execute();
+  const events = rows.map(
+    (row): PublicEvent => ({
+      id: row.id,
+      slug: row.slug,
+      title: row.title,
+      description: row.description,
+      startsAt: row.starts_at,
+      endsAt: row.ends_at,
+      timeZone: row.time_zone,
+      location: row.location,
+      // Only whether a link exists leaves this function, never the link.
+      online: row.join_url !== null,
+    }),
+  );
+  return toPage(EVENTS, events, size, (e) => ({ sort: e.startsAt, id: e.id }));
+}
+
+/** The site's public face: name, origin and what it offers; null for an unknown site. */
+export async function findSchoolProfile(scope: SiteScope, now: number): Promise<SchoolProfile | null> {
+  const site = await scope.db.selectFrom('sites').where('id', '=', scope.siteId).select(['id', 'name', 'origin']).executeTakeFirst();
+  if (!site) return null;
+  const [courses, events] = await Promise.all([
+    scope.db
+      .selectFrom('courses')
+      .where('site_id', '=', scope.siteId)
+      .where('published', '=', 1)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow(),
+    scope.db
+      .selectFrom('events')
+      .where('site_id', '=', scope.siteId)
+      .where('published', '=', 1)
+      .where('is_public', '=', 1)
+      .where('ends_at', '>', now)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return {
+    siteId: site.id,
+    name: site.name,
+    origin: site.origin,
+    publishedCourseCount: Number(courses.n),
+    upcomingPublicEventCount: Number(events.n),
+  };
+}

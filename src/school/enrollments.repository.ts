@@ -1,0 +1,166 @@
+// A member's enrolments and their progress (SPEC 2.2): access expiry, lifetime access, last-watched lecture.
+import type { MemberScope, SiteScope } from './scope.js';
+import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
+
+export type AccessState = 'ACTIVE' | 'EXPIRED';
+
+export interface EnrolledCourseSummary {
+  id: string;
+  slug: string;
+  title: string;
+  subtitle: string | null;
+  coverImageUrl: string | null;
+}
+
+export interface EnrollmentRecord {
+  id: string;
+  course: EnrolledCourseSummary;
+  startedAt: number;
+  /** Null with lifetime access: nothing ends. */
+  accessExpiresAt: number | null;
+  hasLifetimeAccess: boolean;
+  accessState: AccessState;
+  completedAt: number | null;
+  lastLectureId: string | null;
+  lastPositionSeconds: number | null;
+  lastActivityAt: number | null;
+}
+
+export interface LectureSummary {
+  id: string;
+  courseId: string;
+  title: string;
+  durationSeconds: number;
+}
+
+const LIST = 'enrollments';
+
+/** EXPIRED once the expiry instant has passed, unless the access is for life; no expiry means open-ended. */
+export function accessStateAt(enrollment: { lifetimeAccess: boolean; accessExpiresAt: number | null }, now: number): AccessState {
+  if (enrollment.lifetimeAccess || enrollment.accessExpiresAt === null) return 'ACTIVE';
+  return enrollment.accessExpiresAt <= now ? 'EXPIRED' : 'ACTIVE';
+}
+
+/** Whole percent of lectures completed, never above 100; a course without lectures is at 0. */
+export function progressPercent(completed: number, total: number): number {
+  if (total <= 0) return 0;
+  return Math.min(100, Math.floor((completed * 100) / total));
+}
+
+/** The member's enrolments at this site, most recently started first. */
+export async function listEnrollments(scope: MemberScope, request: PageRequest, now: number): Promise<Page<EnrollmentRecord>> {
+  const { size, after } = pageQuery(LIST, request);
+  const rows = await scope.db
+    .selectFrom('enrollments as e')
+    .innerJoin('courses as c', (join) => join.onRef('c.id', '=', 'e.course_id').on('c.site_id', '=', scope.siteId))
+    .where('e.site_id', '=', scope.siteId)
+    .where('e.person_id', '=', scope.personId)
+    .$if(after !== null, (qb) =>
+      qb.where((eb) =>
+        eb.or([eb('e.started_at', '<', after!.sort), eb.and([eb('e.started_at', '=', after!.sort), eb('e.id', '<', after!.id)])]),
+      ),
+    )
+    .select([
+      'e.id',
+      'e.started_at',
+      'e.access_expires_at',
+      'e.lifetime_access',
+      'e.completed_at',
+      'e.last_lecture_id',
+      'e.last_position_seconds',
+      'e.last_activity_at',
+      'c.id as course_id',
+      'c.slug as course_slug',
+      'c.title as course_title',
+      'c.subtitle as course_subtitle',
+      'c.cover_image_url as course_cover_image_url',
+    ])
+    .orderBy('e.started_at', 'desc')
+    .orderBy('e.id', 'desc')
+    .limit(size + 1)
+    .execute();
+  const records = rows.map((row): EnrollmentRecord => {
+    const lifetime = row.lifetime_access === 1;
+    const expires = lifetime ? null : row.access_expires_at;
+    return {
+      id: row.id,
+      course: {
+        id: row.course_id,
+        slug: row.course_slug,
+        title: row.course_title,
+        subtitle: row.course_subtitle,
+        coverImageUrl: row.course_cover_image_url,
+      },
+      startedAt: row.started_at,
+      accessExpiresAt: expires,
+      hasLifetimeAccess: lifetime,
+      accessState: accessStateAt({ lifetimeAccess: lifetime, accessExpiresAt: expires }, now),
+      completedAt: row.completed_at,
+      lastLectureId: row.last_lecture_id,
+      lastPositionSeconds: row.last_lecture_id === null ? null : (row.last_position_seconds ?? 0),
+      lastActivityAt: row.last_activity_at,
+    };
+  });
+  return toPage(LIST, records, size, (r) => ({ sort: r.startedAt, id: r.id }));
+}
+
+export async function countEnrollments(scope: MemberScope): Promise<number> {
+  const row = await scope.db
+    .selectFrom('enrollments')
+    .where('site_id', '=', scope.siteId)
+    .where('person_id', '=', scope.personId)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Lectures per course, for the given courses of this site (absent courses count 0). */
+export async function lectureCountsByCourse(scope: SiteScope, courseIds: readonly string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (courseIds.length === 0) return counts;
+  const rows = await scope.db
+    .selectFrom('lectures')
+    .where('site_id', '=', scope.siteId)
+    .where('course_id', 'in', [...courseIds])
+    .groupBy('course_id')
+    .select((eb) => ['course_id', eb.fn.countAll().as('n')])
+    .execute();
+  for (const row of rows) counts.set(row.course_id, Number(row.n));
+  return counts;
+}
+
+/** Completed lectures of the course, per enrolment of this member (other members' enrolments count 0). */
+export async function completedLectureCounts(scope: MemberScope, enrollmentIds: readonly string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (enrollmentIds.length === 0) return counts;
+  const rows = await scope.db
+    .selectFrom('lecture_progress as p')
+    .innerJoin('enrollments as e', 'e.id', 'p.enrollment_id')
+    // Only lectures of the enrolled course count, so the percentage cannot pass 100 through stray rows.
+    .innerJoin('lectures as l', (join) => join.onRef('l.id', '=', 'p.lecture_id').onRef('l.course_id', '=', 'e.course_id'))
+    .where('p.site_id', '=', scope.siteId)
+    .where('e.site_id', '=', scope.siteId)
+    .where('e.person_id', '=', scope.personId)
+    .where('p.enrollment_id', 'in', [...enrollmentIds])
+    .groupBy('p.enrollment_id')
+    .select((eb) => ['p.enrollment_id', eb.fn.countAll().as('n')])
+    .execute();
+  for (const row of rows) counts.set(row.enrollment_id, Number(row.n));
+  return counts;
+}
+
+/** Lectures of this site by id, for "resume" (title and duration of the last-watched lecture). */
+export async function lecturesByIds(scope: SiteScope, lectureIds: readonly string[]): Promise<Map<string, LectureSummary>> {
+  const lectures = new Map<string, LectureSummary>();
+  if (lectureIds.length === 0) return lectures;
+  const rows = await scope.db
+    .selectFrom('lectures')
+    .where('site_id', '=', scope.siteId)
+    .where('id', 'in', [...lectureIds])
+    .select(['id', 'course_id', 'title', 'duration_seconds'])
+    .execute();
+  for (const row of rows) {
+    lectures.set(row.id, { id: row.id, courseId: row.course_id, title: row.title, durationSeconds: row.duration_seconds });
+  }
+  return lectures;
+}

@@ -1,0 +1,93 @@
+// Keyset paging shared by the member API connections and the MCP tools (SPEC 2.2, "first" and cursors).
+// Cursors are opaque base64url JSON naming the list they belong to, so one list's cursor is refused by another.
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export type PageRequestErrorCode = 'invalid_page_size' | 'invalid_cursor';
+
+/** A caller's paging argument is unusable; the message is safe to show to that caller. */
+export class PageRequestError extends Error {
+  constructor(
+    readonly code: PageRequestErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PageRequestError';
+  }
+}
+
+export interface PageRequest {
+  /** Page size; DEFAULT_PAGE_SIZE when absent, at most MAX_PAGE_SIZE. */
+  first?: number | null;
+  /** The endCursor of the previous page. */
+  after?: string | null;
+}
+
+/** The position of a row in its list: the sort value, then the id to break ties. */
+export interface PageKey {
+  sort: number;
+  id: string;
+}
+
+export interface PageEdge<T> {
+  cursor: string;
+  node: T;
+}
+
+export interface Page<T> {
+  edges: PageEdge<T>[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+/** Validated page size: an integer from 0 to MAX_PAGE_SIZE. */
+export function pageSize(first: number | null | undefined): number {
+  if (first === null || first === undefined) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
+    throw new PageRequestError('invalid_page_size', `"first" must be an integer from 0 to ${MAX_PAGE_SIZE}; got ${first}.`);
+  }
+  return first;
+}
+
+export function encodeCursor(list: string, key: PageKey): string {
+  return Buffer.from(JSON.stringify([list, key.sort, key.id]), 'utf8').toString('base64url');
+}
+
+/** The key a cursor points at, or null without a cursor; a cursor of another list or a forged one is refused. */
+export function decodeCursor(list: string, after: string | null | undefined): PageKey | null {
+  if (after === null || after === undefined) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    Array.isArray(parsed) &&
+    parsed.length === 3 &&
+    parsed[0] === list &&
+    typeof parsed[1] === 'number' &&
+    Number.isSafeInteger(parsed[1]) &&
+    typeof parsed[2] === 'string'
+  ) {
+    return { sort: parsed[1], id: parsed[2] };
+  }
+  throw new PageRequestError('invalid_cursor', '"after" is not a cursor of this list; pass an endCursor or cursor this list returned.');
+}
+
+/** The parsed request a repository queries with: it fetches `size + 1` rows to learn whether more follow. */
+export interface PageQuery {
+  size: number;
+  after: PageKey | null;
+}
+
+export function pageQuery(list: string, request: PageRequest): PageQuery {
+  return { size: pageSize(request.first), after: decodeCursor(list, request.after) };
+}
+
+/** Builds the page from up to `size + 1` rows fetched in list order. */
+export function toPage<T>(list: string, rows: readonly T[], size: number, keyOf: (row: T) => PageKey): Page<T> {
+  const edges = rows.slice(0, size).map((node) => ({ cursor: encodeCursor(list, keyOf(node)), node }));
+  return { edges, hasNextPage: rows.length > size, endCursor: edges.at(-1)?.cursor ?? null };
+}

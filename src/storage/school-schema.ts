@@ -1,0 +1,177 @@
+// The school domain's stored data (SPEC 1, 2.1, 2.2): catalogue, enrolments, purchases, events, inbox.
+// Same conventions as schema.ts: every row has site_id, times are epoch ms, flags are 0/1 integers.
+
+/** What a notification is about; the same list names the kinds a member can subscribe to. */
+export type NotificationKind = 'announcement' | 'course_update' | 'new_lecture' | 'event_reminder' | 'comment_reply' | 'access_expiring';
+
+/** Where a notice of one kind is delivered. */
+export type NotificationChannel = 'email' | 'in_app';
+
+export interface CoursesTable {
+  id: string;
+  site_id: string;
+  /** Unique per site, not globally: two schools may both sell "intro-to-python". */
+  slug: string;
+  title: string;
+  subtitle: string | null;
+  description: string;
+  cover_image_url: string | null;
+  price_cents: number;
+  /** ISO 4217 code. */
+  currency: string;
+  published: number;
+  created_at: number;
+}
+
+export interface CourseSectionsTable {
+  id: string;
+  site_id: string;
+  course_id: string;
+  position: number;
+  title: string;
+}
+
+export interface LecturesTable {
+  id: string;
+  site_id: string;
+  /** Denormalised from the section so lecture counts per course need no join. */
+  course_id: string;
+  section_id: string;
+  /** Order within the section. */
+  position: number;
+  title: string;
+  duration_seconds: number;
+}
+
+export interface EnrollmentsTable {
+  id: string;
+  site_id: string;
+  person_id: string;
+  course_id: string;
+  started_at: number;
+  /** Null with lifetime access, or for an enrolment without an end (still ACTIVE). */
+  access_expires_at: number | null;
+  lifetime_access: number;
+  completed_at: number | null;
+  last_lecture_id: string | null;
+  last_position_seconds: number | null;
+  last_activity_at: number | null;
+}
+
+export interface LectureProgressTable {
+  site_id: string;
+  enrollment_id: string;
+  lecture_id: string;
+  completed_at: number;
+}
+
+export interface DigitalProductsTable {
+  id: string;
+  site_id: string;
+  slug: string;
+  title: string;
+  /** e.g. ebook, template, audio, video. */
+  kind: string;
+  description: string;
+  price_cents: number;
+  currency: string;
+  published: number;
+  created_at: number;
+}
+
+/** What a member owns; deliberately no order number, coupon, refund or invoice (SPEC 2.2 rule). */
+export interface DigitalProductPurchasesTable {
+  id: string;
+  site_id: string;
+  person_id: string;
+  product_id: string;
+  purchased_at: number;
+}
+
+export interface ConsultingServicesTable {
+  id: string;
+  site_id: string;
+  slug: string;
+  title: string;
+  /** e.g. one_on_one, code_review, group_session. */
+  kind: string;
+  description: string;
+  duration_minutes: number;
+  price_cents: number;
+  currency: string;
+  published: number;
+  created_at: number;
+}
+
+/** What a member booked; no order fields, as for digital products (SPEC 2.2 rule). */
+export interface ConsultingPurchasesTable {
+  id: string;
+  site_id: string;
+  person_id: string;
+  service_id: string;
+  purchased_at: number;
+}
+
+export interface EventsTable {
+  id: string;
+  site_id: string;
+  slug: string;
+  title: string;
+  description: string;
+  starts_at: number;
+  ends_at: number;
+  /** IANA zone the event is announced in, e.g. Europe/Berlin; the instants above stay UTC. */
+  time_zone: string;
+  /** A physical place, for in-person events. */
+  location: string | null;
+  /** Only ever shown to registered members, never in public listings. */
+  join_url: string | null;
+  is_public: number;
+  published: number;
+  created_at: number;
+}
+
+export interface EventRegistrationsTable {
+  id: string;
+  site_id: string;
+  person_id: string;
+  event_id: string;
+  registered_at: number;
+}
+
+export interface NotificationsTable {
+  id: string;
+  site_id: string;
+  person_id: string;
+  kind: NotificationKind;
+  title: string;
+  body: string;
+  link: string | null;
+  read_at: number | null;
+  created_at: number;
+}
+
+export interface NotificationSubscriptionsTable {
+  site_id: string;
+  person_id: string;
+  kind: NotificationKind;
+  channel: NotificationChannel;
+  enabled: number;
+  updated_at: number;
+}
+
+export interface SchoolTables {
+  courses: CoursesTable;
+  course_sections: CourseSectionsTable;
+  lectures: LecturesTable;
+  enrollments: EnrollmentsTable;
+  lecture_progress: LectureProgressTable;
+  digital_products: DigitalProductsTable;
+  digital_product_purchases: DigitalProductPurchasesTable;
+  consulting_services: ConsultingServicesTable;
+  consulting_purchases: ConsultingPurchasesTable;
+  events: EventsTable;
+  event_registrations: EventRegistrationsTable;
+  notifications: NotificationsTable;
+  notification_subscriptions: NotificationSubscriptionsTable;
+}

@@ -1,0 +1,115 @@
+// The public catalogue (SPEC 1, for the anonymous /mcp tools): published courses only, no join links, one site only.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  findCourseOutline,
+  findSchoolProfile,
+  listUpcomingPublicEvents,
+  searchPublishedCourses,
+} from '../../src/school/catalogue.repository.js';
+import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import {
+  ACADEMY_ORIGIN,
+  createDemoWorld,
+  type DemoWorld,
+  openSchoolStore,
+  type SchoolStore,
+  TEST_NOW,
+} from '../helpers/school-fixtures.js';
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`catalogue repository (${dialect})`, () => {
+    let s: SchoolStore;
+    let world: DemoWorld;
+    beforeAll(async () => {
+      s = await openSchoolStore(dialect);
+      world = await createDemoWorld(s.db);
+    });
+    afterAll(() => s?.close());
+
+    const academy = () => ({ db: s.db, siteId: world.academySiteId });
+
+    it('finds published courses by text in any case', async () => {
+      const page = await searchPublishedCourses(academy(), { text: 'TYPESCRIPT' });
+      expect(page.edges.map((e) => e.node.slug)).toEqual(['typescript-fundamentals']);
+      expect(page.edges[0]?.node.lectureCount).toBe(10);
+      expect(page.edges[0]?.node.totalDurationSeconds).toBeGreaterThan(0);
+    });
+
+    it('matches the subtitle and description too', async () => {
+      const page = await searchPublishedCourses(academy(), { text: 'window functions' });
+      expect(page.edges.map((e) => e.node.slug)).toEqual(['sql-for-analysts']);
+    });
+
+    it('never returns an unpublished course, even when the text matches', async () => {
+      expect((await searchPublishedCourses(academy(), { text: 'Performance Workshop' })).edges).toEqual([]);
+      expect(await findCourseOutline(academy(), 'nodejs-performance-workshop')).toBeNull();
+    });
+
+    it('treats % and _ in the search text literally', async () => {
+      expect((await searchPublishedCourses(academy(), { text: '%' })).edges).toEqual([]);
+      expect((await searchPublishedCourses(academy(), { text: '_' })).edges).toEqual([]);
+    });
+
+    it('pages through all published courses with after', async () => {
+      const slugs: string[] = [];
+      let after: string | null = null;
+      for (let round = 0; round < 10; round += 1) {
+        const page = await searchPublishedCourses(academy(), { first: 2, after });
+        slugs.push(...page.edges.map((e) => e.node.slug));
+        if (!page.hasNextPage) break;
+        after = page.endCursor;
+      }
+      expect(slugs).toHaveLength(6);
+      expect(new Set(slugs).size).toBe(6);
+    });
+
+    it('returns a course outline with sections and lectures in order', async () => {
+      const outline = await findCourseOutline(academy(), 'typescript-fundamentals');
+      expect(outline?.sections.map((x) => x.title)).toEqual(['Getting started', 'Working with types', 'Real projects']);
+      expect(outline?.sections[1]?.lectures.map((l) => l.title)).toEqual([
+        'Unions and narrowing',
+        'Interfaces or type aliases?',
+        'Generics in practice',
+        'Utility types',
+      ]);
+      expect(outline?.course.lectureCount).toBe(10);
+    });
+
+    it('does not find another site’s course by slug', async () => {
+      expect(await findCourseOutline(academy(), 'watercolor-basics')).toBeNull();
+      expect(await findCourseOutline({ db: s.db, siteId: world.studioSiteId }, 'watercolor-basics')).not.toBeNull();
+    });
+
+    it('lists upcoming public published events soonest first, without join links', async () => {
+      const page = await listUpcomingPublicEvents(academy(), {}, TEST_NOW);
+      const events = page.edges.map((e) => e.node);
+      expect(events.map((e) => e.slug)).toEqual(['live-qa-typescript-6', 'accessibility-audit-workshop', 'academy-meetup-berlin']);
+      for (const event of events) {
+        expect(event).not.toHaveProperty('joinUrl');
+        expect(event).not.toHaveProperty('join_url');
+        expect(JSON.stringify(event)).not.toContain('meet.demo-academy.test');
+      }
+      expect(events[0]?.online).toBe(true);
+      expect(events[2]?.online).toBe(false);
+    });
+
+    it('pages through upcoming events with after', async () => {
+      const first = await listUpcomingPublicEvents(academy(), { first: 2 }, TEST_NOW);
+      const rest = await listUpcomingPublicEvents(academy(), { first: 2, after: first.endCursor }, TEST_NOW);
+      expect(first.hasNextPage).toBe(true);
+      expect(rest.hasNextPage).toBe(false);
+      expect(rest.edges.map((e) => e.node.slug)).toEqual(['academy-meetup-berlin']);
+    });
+
+    it('describes the school with its published course and upcoming event counts', async () => {
+      expect(await findSchoolProfile(academy(), TEST_NOW)).toEqual({
+        siteId: world.academySiteId,
+        name: 'Demo Academy',
+        origin: ACADEMY_ORIGIN,
+        publishedCourseCount: 6,
+        upcomingPublicEventCount: 3,
+      });
+      expect(await findSchoolProfile({ db: s.db, siteId: 'site_missing' }, TEST_NOW)).toBeNull();
+    });
+  });
+}

@@ -1,0 +1,116 @@
+// Migration 002 (the school tables) on both dialects: up, down, and the per-site uniqueness rules.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as m002 from '../../src/storage/migrations/002-school.js';
+import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
+
+const SCHOOL_TABLES = [
+  'courses',
+  'course_sections',
+  'lectures',
+  'enrollments',
+  'lecture_progress',
+  'digital_products',
+  'digital_product_purchases',
+  'consulting_services',
+  'consulting_purchases',
+  'events',
+  'event_registrations',
+  'notifications',
+  'notification_subscriptions',
+];
+
+function course(siteId: string, id: string, slug: string) {
+  return {
+    id,
+    site_id: siteId,
+    slug,
+    title: slug,
+    subtitle: null,
+    description: '',
+    cover_image_url: null,
+    price_cents: 0,
+    currency: 'EUR',
+    published: 1,
+    created_at: TEST_NOW,
+  };
+}
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`migration 002-school (${dialect})`, () => {
+    let s: SchoolStore;
+    beforeAll(async () => {
+      s = await openSchoolStore(dialect);
+      await insertSite(s.db, { id: 'site_a', name: 'A', origin: 'http://a.test', variant: 'A' });
+      await insertSite(s.db, { id: 'site_b', name: 'B', origin: 'http://b.test', variant: 'B' });
+    });
+    afterAll(() => s?.close());
+
+    it('creates every school table', async () => {
+      const tables = (await s.db.introspection.getTables()).map((t) => t.name);
+      expect(tables).toEqual(expect.arrayContaining(SCHOOL_TABLES));
+    });
+
+    it('gives every school table a site_id column', async () => {
+      const tables = await s.db.introspection.getTables();
+      for (const name of SCHOOL_TABLES) {
+        const table = tables.find((t) => t.name === name);
+        expect(
+          table?.columns.map((c) => c.name),
+          name,
+        ).toContain('site_id');
+      }
+    });
+
+    it('keeps purchase tables free of order, coupon, refund and invoice columns', async () => {
+      const tables = await s.db.introspection.getTables();
+      for (const name of ['digital_product_purchases', 'consulting_purchases']) {
+        const columns = tables.find((t) => t.name === name)?.columns.map((c) => c.name) ?? [];
+        expect(
+          columns.filter((c) => /order|coupon|refund|invoice/i.test(c)),
+          name,
+        ).toEqual([]);
+      }
+    });
+
+    it('refuses a second course with the same slug at one site but allows it at another', async () => {
+      await s.db
+        .insertInto('courses')
+        .values(course('site_a', 'crs_1', 'intro'))
+        .execute();
+      await expect(
+        s.db
+          .insertInto('courses')
+          .values(course('site_a', 'crs_2', 'intro'))
+          .execute(),
+      ).rejects.toThrow();
+      await s.db
+        .insertInto('courses')
+        .values(course('site_b', 'crs_3', 'intro'))
+        .execute();
+    });
+
+    it('refuses a notification subscription channel outside email and in_app', async () => {
+      await s.db
+        .insertInto('people')
+        .values({ id: 'per_1', email: 'p@x.test', name: 'P', picture_url: null, password_hash: 'x', created_at: 0 })
+        .execute();
+      await expect(
+        s.db
+          .insertInto('notification_subscriptions')
+          .values({ site_id: 'site_a', person_id: 'per_1', kind: 'announcement', channel: 'sms' as 'email', enabled: 1, updated_at: 0 })
+          .execute(),
+      ).rejects.toThrow();
+    });
+
+    it('drops the school tables on down and recreates them on up', async () => {
+      await m002.down(s.db);
+      let tables = (await s.db.introspection.getTables()).map((t) => t.name);
+      expect(tables.filter((t) => SCHOOL_TABLES.includes(t))).toEqual([]);
+      expect(tables).toContain('sites');
+      await m002.up(s.db);
+      tables = (await s.db.introspection.getTables()).map((t) => t.name);
+      expect(tables).toEqual(expect.arrayContaining(SCHOOL_TABLES));
+    });
+  });
+}
