@@ -1,0 +1,107 @@
+// `schoolgate serve [--demo]` (CONTRACT 1, 2, 3): migrate, seed or align the demo, then listen until a signal.
+import { parseArgs } from 'node:util';
+import { alignDemoOrigins, databaseIsEmpty, demoSummary, seedDemo } from '../demo/seed-demo.js';
+import { signingKeyEncryptionKey } from '../keys/signing-keys.js';
+import { listSites } from '../sites/sites.repository.js';
+import { openStore } from '../storage/connect.js';
+import { migrateToLatest } from '../storage/migrate.js';
+import { type Command, CommandFailure, ENV_HELP, EXIT_OK, HELP_OPTION, parseOrUsage, printHelp, withConfig, writeLine } from './command.js';
+import { formatDemoSummary } from './demo-summary.js';
+
+const DEMO_SLUGS = ['demo-academy', 'demo-studio'];
+
+/** Resolves on abort of `signal`, or else on the first SIGINT or SIGTERM (a second one kills the process as usual). */
+function waitForShutdown(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal) {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+      return;
+    }
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the server (--demo: seed the demo when the database is empty)',
+  help: `Usage: schoolgate serve [--demo]
+
+Migrates the database and serves every site on one listener; a request is routed by its origin.
+Stops cleanly on SIGINT or SIGTERM.
+
+Options:
+  --demo   demo mode: seeds the demo (CONTRACT 3) when the database is empty, moves the demo
+           origins (http://localhost:$PORT, http://127.0.0.1:$PORT) to PORT at every start,
+           generates SCHOOLGATE_SECRET into the data folder when unset, adds the Demo Vendor
+           integration and lets the CIMD fetcher reach loopback (test use only)
+
+${ENV_HELP}
+  PORT                listening port (default 3000)
+  HOST                listening address (default 127.0.0.1)
+  REDIS_URL           optional: shared rate limits and revocation signals across nodes
+  TRUST_PROXY         comma-separated proxies whose X-Forwarded-* headers are trusted`,
+  async run(args, ctx) {
+    const { values } = parseOrUsage(() => parseArgs({ args, options: { demo: { type: 'boolean' }, help: HELP_OPTION }, strict: true }));
+    if (values.help) return printHelp(serveCommand, ctx);
+    const demo = values.demo ?? false;
+    const config = withConfig(ctx, demo);
+    if (demo && config.port === 0)
+      throw new CommandFailure('PORT=0 cannot be used with --demo: the demo origins name the port, so pick one (default 3000)');
+
+    const store = openStore(config.databaseUrl);
+    try {
+      await migrateToLatest(store);
+      let seeded = false;
+      if (demo) {
+        if (await databaseIsEmpty(store.db)) {
+          await seedDemo({ db: store.db, masterKey: signingKeyEncryptionKey(config.secret), clock: ctx.clock, port: config.port });
+          seeded = true;
+        } else {
+          await alignDemoOrigins(store.db, config.port);
+        }
+      }
+
+      // Loaded here, not at the top, so the other commands start without the HTTP stack.
+      const { buildApp } = await import('../app.js');
+      const app = await buildApp({ config, store, clock: ctx.clock });
+      let address: string;
+      try {
+        address = await app.listen({ port: config.port, host: config.host });
+      } catch (err) {
+        await app.close();
+        throw new CommandFailure(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+      }
+
+      const out = ctx.io.stdout;
+      writeLine(out, `schoolgate listening on ${address}${demo ? ' (demo mode)' : ''}`);
+      const sites = await listSites(store.db);
+      if (demo && DEMO_SLUGS.every((slug) => sites.some((s) => s.slug === slug))) {
+        writeLine(out, seeded ? 'Seeded the demo into the empty database.' : 'Demo database found: origins follow PORT.');
+        writeLine(out);
+        out.write(formatDemoSummary(demoSummary(config.port), config.platform.vendors));
+      } else {
+        if (demo) writeLine(out, 'The database was not empty and holds no demo sites, so no demo was seeded.');
+        if (sites.length === 0) writeLine(out, 'No sites yet: create one with `schoolgate site create --help`.');
+        for (const s of sites)
+          writeLine(
+            out,
+            `  ${s.name} (${s.slug}, variant ${s.variant})  ${s.origin}  discovery ${s.origin}/.well-known/openid-configuration`,
+          );
+      }
+
+      await waitForShutdown(ctx.io.shutdown);
+      writeLine(ctx.io.stderr, 'Shutting down...');
+      await app.close();
+    } finally {
+      await store.close();
+    }
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,344 @@
+// CONTRACT 1 operator commands: site create|list, user create, role grant, client create|list, keys rotate, audit.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../../src/kernel/hashing.js';
+import { verifyPassword } from '../../src/kernel/password.js';
+import { publishedKeys } from '../../src/keys/signing-keys.js';
+import { systemClock } from '../../src/kernel/clock.js';
+import { openStore, type Store } from '../../src/storage/connect.js';
+import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
+import { cli, cliEnv } from './cli-harness.js';
+
+/** Platform default ID token lifetime (600 s) plus the 120 s margin keys rotate adds. */
+const RETIRE_WINDOW_MS = (600 + 120) * 1000;
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`schoolgate operator commands (${dialect})`, () => {
+    let url: string;
+    let cleanup: () => Promise<void>;
+    let store: Store;
+    let env: NodeJS.ProcessEnv;
+
+    const siteId = async (slug: string) =>
+      (await store.db.selectFrom('sites').select('id').where('slug', '=', slug).executeTakeFirstOrThrow()).id;
+    const keyStates = async (slug: string) =>
+      store.db
+        .selectFrom('signing_keys')
+        .select(['kid', 'state', 'publish_until', 'activated_at'])
+        .where('site_id', '=', await siteId(slug))
+        .execute();
+
+    beforeAll(async () => {
+      ({ url, cleanup } = await freshDatabaseUrl(dialect));
+      env = cliEnv(url);
+      store = openStore(url);
+    });
+
+    afterAll(async () => {
+      await store?.close();
+      await cleanup?.();
+    });
+
+    it('migrate brings an empty database up to date, and a second run changes nothing', async () => {
+      const first = await cli(['migrate'], env);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toMatch(/Applied: 001-authorization-server/);
+      const second = await cli(['migrate'], env);
+      expect(second.code).toBe(0);
+      expect(second.stdout).toMatch(/up to date/);
+    });
+
+    it('site create stores the normalised origin, the variant and the MCP beta flag, and creates an active and a next key', async () => {
+      const result = await cli(
+        [
+          'site',
+          'create',
+          '--slug',
+          'north',
+          '--name',
+          'North School',
+          '--origin',
+          'HTTPS://North.Example:443/',
+          '--variant',
+          'A',
+          '--mcp-beta',
+        ],
+        env,
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('https://north.example/.well-known/openid-configuration');
+      const row = await store.db.selectFrom('sites').selectAll().where('slug', '=', 'north').executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ name: 'North School', origin: 'https://north.example', variant: 'A', mcp_beta: 1 });
+      expect((await keyStates('north')).map((k) => k.state).sort()).toEqual(['active', 'next']);
+    });
+
+    it('site create without --mcp-beta leaves the beta off and accepts a lowercase variant', async () => {
+      const result = await cli(
+        ['site', 'create', '--slug', 'south', '--name', 'South School', '--origin', 'http://127.0.0.1:4555', '--variant', 'b'],
+        env,
+      );
+      expect(result.code).toBe(0);
+      const row = await store.db.selectFrom('sites').selectAll().where('slug', '=', 'south').executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ origin: 'http://127.0.0.1:4555', variant: 'B', mcp_beta: 0 });
+    });
+
+    it('site create refuses an origin with a path, or not http(s), as a usage error (exit 2)', async () => {
+      for (const origin of ['https://east.example/school', 'ftp://east.example', 'east.example', 'https://east.example/?x=1']) {
+        const result = await cli(['site', 'create', '--slug', 'east', '--name', 'East', '--origin', origin, '--variant', 'A'], env);
+        expect(result.code, origin).toBe(2);
+        expect(result.stderr).toMatch(/--origin must be an http\(s\) origin/);
+      }
+      expect(await store.db.selectFrom('sites').select('id').where('slug', '=', 'east').executeTakeFirst()).toBeUndefined();
+    });
+
+    it('site create refuses a taken slug or a taken origin (exit 1)', async () => {
+      const slug = await cli(
+        ['site', 'create', '--slug', 'north', '--name', 'Again', '--origin', 'https://other.example', '--variant', 'A'],
+        env,
+      );
+      expect(slug.code).toBe(1);
+      expect(slug.stderr).toMatch(/slug "north" already exists/);
+      const origin = await cli(
+        ['site', 'create', '--slug', 'north-2', '--name', 'Again', '--origin', 'https://north.example', '--variant', 'A'],
+        env,
+      );
+      expect(origin.code).toBe(1);
+      expect(origin.stderr).toMatch(/already belongs to site "north"/);
+    });
+
+    it('site list shows every site with its origin and variant', async () => {
+      const result = await cli(['site', 'list'], env);
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^north\thttps:\/\/north\.example\tvariant A\tmcp-beta\tNorth School$/);
+      expect(lines[1]).toMatch(/^south\thttp:\/\/127\.0\.0\.1:4555\tvariant B\t-\tSouth School$/);
+    });
+
+    it('user create reads the password from SCHOOLGATE_NEW_PASSWORD and stores only its scrypt hash', async () => {
+      const result = await cli(
+        ['user', 'create', '--email', 'Ada@North.Example', '--name', 'Ada Lovelace', '--picture-url', 'https://north.example/ada.png'],
+        { ...env, SCHOOLGATE_NEW_PASSWORD: 'ada-pass-12345' },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const row = await store.db.selectFrom('people').selectAll().where('email', '=', 'ada@north.example').executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ name: 'Ada Lovelace', picture_url: 'https://north.example/ada.png' });
+      expect(row.password_hash).not.toContain('ada-pass-12345');
+      expect(await verifyPassword('ada-pass-12345', row.password_hash)).toBe(true);
+    });
+
+    it('user create accepts --password, and refuses a taken e-mail (exit 1) or no password at all (exit 2)', async () => {
+      const ok = await cli(['user', 'create', '--email', 'bob@north.example', '--name', 'Bob', '--password', 'bob-pass-12345'], env);
+      expect(ok.code).toBe(0);
+      const taken = await cli(['user', 'create', '--email', 'BOB@north.example', '--name', 'Bob', '--password', 'bob-pass-12345'], env);
+      expect(taken.code).toBe(1);
+      expect(taken.stderr).toMatch(/already exists/);
+      const none = await cli(['user', 'create', '--email', 'carol@north.example', '--name', 'Carol'], env);
+      expect(none.code).toBe(2);
+      expect(none.stderr).toMatch(/SCHOOLGATE_NEW_PASSWORD/);
+    });
+
+    it('role grant gives a role at one site only, and granting it again changes nothing', async () => {
+      for (let i = 0; i < 2; i++) {
+        const result = await cli(['role', 'grant', '--site', 'north', '--email', 'ada@north.example', '--role', 'lecturer'], env);
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain('ada@north.example is lecturer at north');
+      }
+      const roles = await store.db
+        .selectFrom('site_roles')
+        .innerJoin('people', 'people.id', 'site_roles.person_id')
+        .select(['site_roles.site_id', 'role'])
+        .where('people.email', '=', 'ada@north.example')
+        .execute();
+      expect(roles).toEqual([{ site_id: await siteId('north'), role: 'lecturer' }]);
+    });
+
+    it('role grant refuses an unknown role (exit 2), an unknown person or an unknown site (exit 1)', async () => {
+      const role = await cli(['role', 'grant', '--site', 'north', '--email', 'ada@north.example', '--role', 'janitor'], env);
+      expect(role.code).toBe(2);
+      expect(role.stderr).toMatch(/--role must be one of owner, admin, lecturer, student/);
+      const person = await cli(['role', 'grant', '--site', 'north', '--email', 'nobody@north.example', '--role', 'student'], env);
+      expect(person.code).toBe(1);
+      expect(person.stderr).toMatch(/no person with e-mail nobody@north\.example/);
+      const site = await cli(['role', 'grant', '--site', 'nowhere', '--email', 'ada@north.example', '--role', 'student'], env);
+      expect(site.code).toBe(1);
+      expect(site.stderr).toMatch(/no site with slug "nowhere"/);
+    });
+
+    it('client create prints a confidential secret once and stores only its SHA-256 hash, nowhere in clear', async () => {
+      const result = await cli(
+        [
+          'client',
+          'create',
+          '--site',
+          'north',
+          '--name',
+          'North Web',
+          '--kind',
+          'confidential',
+          '--redirect-uri',
+          'https://app.north.example/callback',
+          '--redirect-uri',
+          'http://127.0.0.1/callback',
+          '--scope',
+          'account:read openid profile',
+        ],
+        env,
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const clientId = /client_id\s+(\S+)/.exec(result.stdout)?.[1];
+      const secret = /client_secret\s+(\S+)/.exec(result.stdout)?.[1];
+      expect(clientId).toBeDefined();
+      expect(secret).toBeDefined();
+      expect(secret!.length).toBeGreaterThanOrEqual(43);
+      expect(result.stdout).toMatch(/shown this once/);
+
+      const row = await store.db.selectFrom('member_clients').selectAll().where('client_id', '=', clientId!).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({
+        site_id: await siteId('north'),
+        name: 'North Web',
+        kind: 'confidential',
+        scopes: 'openid profile account:read',
+      });
+      expect(JSON.parse(row.redirect_uris)).toEqual(['https://app.north.example/callback', 'http://127.0.0.1/callback']);
+      expect(row.secret_hash).toBe(hashToken(secret!));
+      const everything = JSON.stringify([
+        await store.db.selectFrom('member_clients').selectAll().execute(),
+        await store.db.selectFrom('audit_events').selectAll().execute(),
+      ]);
+      expect(everything).not.toContain(secret!);
+
+      const list = await cli(['client', 'list', '--site', 'north'], env);
+      expect(list.code).toBe(0);
+      expect(list.stdout).toContain(clientId!);
+      expect(list.stdout).not.toContain(secret!);
+      expect(list.stdout).not.toContain(row.secret_hash!);
+    });
+
+    it('client create makes a public app without a secret', async () => {
+      const result = await cli(
+        [
+          'client',
+          'create',
+          '--site',
+          'south',
+          '--name',
+          'South App',
+          '--kind',
+          'public',
+          '--redirect-uri',
+          'com.example.south:/cb',
+          '--scope',
+          'openid account:read',
+        ],
+        env,
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toMatch(/client_secret/);
+      const clientId = /client_id\s+(\S+)/.exec(result.stdout)![1]!;
+      const row = await store.db.selectFrom('member_clients').selectAll().where('client_id', '=', clientId).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ kind: 'public', secret_hash: null, scopes: 'openid account:read' });
+    });
+
+    it('client create refuses scopes outside openid profile email account:read account:write (exit 2)', async () => {
+      const result = await cli(
+        [
+          'client',
+          'create',
+          '--site',
+          'north',
+          '--name',
+          'Greedy',
+          '--kind',
+          'public',
+          '--redirect-uri',
+          'http://127.0.0.1/cb',
+          '--scope',
+          'openid courses:read',
+        ],
+        env,
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/courses:read not allowed/);
+    });
+
+    it('client create refuses http redirect URIs outside loopback and URIs with a fragment (exit 2)', async () => {
+      for (const uri of ['http://app.north.example/cb', 'https://app.north.example/cb#x', 'javascript:alert(1)', '/relative']) {
+        const result = await cli(
+          ['client', 'create', '--site', 'north', '--name', 'Bad', '--kind', 'public', '--redirect-uri', uri, '--scope', 'openid'],
+          env,
+        );
+        expect(result.code, uri).toBe(2);
+      }
+      const missing = await cli(['client', 'create', '--site', 'north', '--name', 'Bad', '--kind', 'public', '--scope', 'openid'], env);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/--redirect-uri is required|at least one --redirect-uri/);
+    });
+
+    it("client list shows only that site's apps", async () => {
+      const south = await cli(['client', 'list', '--site', 'south'], env);
+      expect(south.code).toBe(0);
+      expect(south.stdout.trim().split('\n')).toHaveLength(1);
+      expect(south.stdout).toContain('South App');
+      expect(south.stdout).not.toContain('North Web');
+    });
+
+    it('keys rotate activates the published next key, retires the active one and keeps it published for the ID token lifetime', async () => {
+      const before = await keyStates('north');
+      const active = before.find((k) => k.state === 'active')!.kid;
+      const next = before.find((k) => k.state === 'next')!.kid;
+      const startedAt = Date.now();
+      const result = await cli(['keys', 'rotate', '--site', 'north'], env);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`activated\\s+${next}`));
+      expect(result.stdout).toMatch(new RegExp(`retired\\s+${active}`));
+
+      const after = await keyStates('north');
+      expect(after.find((k) => k.kid === next)!.state).toBe('active');
+      const retired = after.find((k) => k.kid === active)!;
+      expect(retired.state).toBe('retired');
+      expect(retired.publish_until).toBeGreaterThanOrEqual(startedAt + RETIRE_WINDOW_MS);
+      expect(retired.publish_until).toBeLessThanOrEqual(Date.now() + RETIRE_WINDOW_MS);
+      const newNext = after.filter((k) => k.state === 'next');
+      expect(newNext).toHaveLength(1);
+      expect(result.stdout).toMatch(new RegExp(`next\\s+${newNext[0]!.kid}`));
+
+      const published = (await publishedKeys(store.db, await siteId('north'), systemClock)).map((k) => k.kid).sort();
+      expect(published).toEqual([active, next, newNext[0]!.kid].sort());
+    });
+
+    it('keys rotate a second time retires the next key too and still keeps the first retired key', async () => {
+      const result = await cli(['keys', 'rotate', '--site', 'north'], env);
+      expect(result.code).toBe(0);
+      const states = (await keyStates('north')).map((k) => k.state).sort();
+      expect(states).toEqual(['active', 'next', 'retired', 'retired']);
+    });
+
+    it('keys rotate on another site leaves this one alone; an unknown site fails (exit 1)', async () => {
+      const southBefore = await keyStates('south');
+      const unknown = await cli(['keys', 'rotate', '--site', 'nowhere'], env);
+      expect(unknown.code).toBe(1);
+      expect(await keyStates('south')).toEqual(southBefore);
+    });
+
+    it('audit lists the key rotations and the client creation, newest first, one line per event', async () => {
+      const result = await cli(['audit', '--site', 'north'], env);
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines.map((l) => l.split('\t')[1])).toEqual(['keys.rotated', 'keys.rotated', 'client.created']);
+      const [at, , person, client, detail] = lines[0]!.split('\t');
+      expect(new Date(at!).toISOString()).toBe(at);
+      expect(person).toBe('-');
+      expect(client).toBe('-');
+      expect(Object.keys(JSON.parse(detail!) as object).sort()).toEqual(['activated', 'next', 'retired']);
+
+      const limited = await cli(['audit', '--site', 'north', '--limit', '1'], env);
+      expect(limited.stdout.trim().split('\n')).toHaveLength(1);
+      const badLimit = await cli(['audit', '--site', 'north', '--limit', 'lots'], env);
+      expect(badLimit.code).toBe(2);
+    });
+  });
+}

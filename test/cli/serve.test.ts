@@ -1,0 +1,74 @@
+// CONTRACT 1-3 through `schoolgate serve --demo`: seeds an empty database, serves both demo origins,
+// follows PORT on a restart, and shuts down cleanly.
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
+import { cliEnv, startCli } from './cli-harness.js';
+
+/** A port nothing listens on right now (the demo needs a fixed one: its origins name it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function issuerAt(url: string): Promise<unknown> {
+  const response = await fetch(`${url}/.well-known/openid-configuration`);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { issuer?: unknown }).issuer;
+}
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`schoolgate serve --demo (${dialect})`, () => {
+    let url: string;
+    let cleanup: () => Promise<void>;
+
+    beforeAll(async () => {
+      ({ url, cleanup } = await freshDatabaseUrl(dialect));
+    });
+
+    afterAll(async () => {
+      await cleanup?.();
+    });
+
+    it('seeds an empty database, serves both demo origins on PORT, prints the demo and stops cleanly on shutdown', async () => {
+      const port = await freePort();
+      const running = startCli(['serve', '--demo'], cliEnv(url, { PORT: String(port) }));
+      try {
+        await running.waitFor('listening on');
+        const printed = running.output().stdout;
+        expect(printed).toContain('Seeded the demo');
+        for (const text of [
+          `http://localhost:${port}`,
+          `http://127.0.0.1:${port}/.well-known/openid-configuration`,
+          'student@demo.test / student-pass-123',
+          'academy-member-web',
+        ]) {
+          expect(printed).toContain(text);
+        }
+        expect(await issuerAt(`http://127.0.0.1:${port}`)).toBe(`http://127.0.0.1:${port}`);
+      } finally {
+        const ended = await running.stop();
+        expect(ended.code).toBe(0);
+      }
+    });
+
+    it('on a restart with another PORT keeps the seeded demo and moves its origins to the new port', async () => {
+      const port = await freePort();
+      const running = startCli(['serve', '--demo'], cliEnv(url, { PORT: String(port) }));
+      try {
+        await running.waitFor('listening on');
+        expect(running.output().stdout).toContain('origins follow PORT');
+        expect(await issuerAt(`http://127.0.0.1:${port}`)).toBe(`http://127.0.0.1:${port}`);
+      } finally {
+        expect((await running.stop()).code).toBe(0);
+      }
+    });
+  });
+}
