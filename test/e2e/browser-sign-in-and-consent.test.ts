@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // A member authorizes an app in a real browser (Chromium), keyboard only, on a phone-sized screen:
 // the sign-in and consent pages must work without JavaScript tricks, and the consent page's CSP must
 // not block the redirect to the app (INTEROP "Browsers").

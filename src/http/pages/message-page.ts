@@ -9,3 +9,8 @@ export function messagePage(siteName: string, title: string, message: string, co
     html`<p class="error" role="alert">${message}</p>${code ? html`<p class="muted">Error code: <code>${code}</code></p>` : html``}`,
   );
 }
+
+/** A page that reports success (signed in, signed out): plain text, not styled or announced as an error. */
+export function noticePage(siteName: string, title: string, message: string): string {
+  return layout(title, siteName, html`<p role="status">${message}</p>`);
+}

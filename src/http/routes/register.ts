@@ -32,6 +32,9 @@ export function registerRegistrationRoutes(app: FastifyInstance, services: Servi
         response: { 201: registrationResponse, '4xx': z.object({ error: z.string(), error_description: z.string() }) },
       },
       config: { kind: 'oauth', rateLimit: { max: services.config.platform.limits.oauth_rate_per_minute, timeWindow: 60_000 } },
+      // The schema documents the body; the core judges it, so a missing client_name or a JSON array is
+      // RFC 7591 `invalid_client_metadata`, not the generic `invalid_request` of a failed validation.
+      attachValidation: true,
     },
     async (request, reply) => {
       const body = handleRegistration(services.config.platform.vendors, request.body, SUPPORTED_GRANT_TYPES);

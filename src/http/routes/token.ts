@@ -1,8 +1,9 @@
 // The token, revocation and introspection endpoints (RFC 6749 3.2, RFC 7009, RFC 7662): thin adapters
 // over the cores; errors are rendered by the one error handler.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { PATHS } from '../../oauth/discovery.js';
+import { OAuthError } from '../../oauth/errors.js';
 import { handleIntrospection } from '../../oauth/introspection.js';
 import type { RawParams } from '../../oauth/parameters.js';
 import { handleRevocation } from '../../oauth/revocation.js';
@@ -12,6 +13,16 @@ import type { Services } from '../../services.js';
 const param = z.union([z.string(), z.array(z.string())]).optional();
 const form = { consumes: ['application/x-www-form-urlencoded'] };
 const oauthError = z.object({ error: z.string(), error_description: z.string() }).describe('RFC 6749 5.2 error');
+
+/**
+ * RFC 6749 3.2, RFC 7009 2.1, RFC 7662 2.1: these endpoints take form bodies only. Fastify parses JSON
+ * for every route by default, so without this a JSON body would be read as if it were the form.
+ */
+async function formBodyOnly(request: FastifyRequest): Promise<void> {
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded')
+    throw new OAuthError('invalid_request', 'unsupported Content-Type; OAuth endpoints take application/x-www-form-urlencoded', 415);
+}
 
 const tokenBody = z.looseObject({
   grant_type: param.describe('authorization_code or refresh_token'),
@@ -55,6 +66,7 @@ export function registerTokenRoutes(app: FastifyInstance, services: Services): v
     {
       schema: { summary: 'Token endpoint', tags: ['oauth'], ...form, body: tokenBody, response: { 200: tokenResponse, '4xx': oauthError } },
       config: { kind: 'oauth', rateLimit },
+      preValidation: formBodyOnly,
     },
     async (request, reply) => {
       const body = await handleTokenRequest(ctx, request.site, request.body as RawParams, request.headers.authorization);
@@ -73,6 +85,7 @@ export function registerTokenRoutes(app: FastifyInstance, services: Services): v
         response: { 200: z.object({}), '4xx': oauthError },
       },
       config: { kind: 'oauth', rateLimit },
+      preValidation: formBodyOnly,
     },
     async (request, reply) => {
       await handleRevocation(ctx, request.site, request.body as RawParams, request.headers.authorization);
@@ -91,6 +104,7 @@ export function registerTokenRoutes(app: FastifyInstance, services: Services): v
         response: { 200: introspectResponse, '4xx': oauthError },
       },
       config: { kind: 'oauth', rateLimit },
+      preValidation: formBodyOnly,
     },
     async (request, reply) => {
       const body = await handleIntrospection(ctx, request.site, request.body as RawParams, request.headers.authorization);

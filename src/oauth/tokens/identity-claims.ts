@@ -2,7 +2,7 @@
 // same values. `profile` releases name (and picture on variant A), `email` the address; sub, org_id and
 // roles describe the member at this site and are always present.
 import type { Kysely } from 'kysely';
-import { findPersonById, rolesAtSite } from '../../people/people.repository.js';
+import { findPersonWithRoles } from '../../people/people.repository.js';
 import { type Site, variantCapabilities } from '../../sites/site.js';
 import type { Database } from '../../storage/schema.js';
 
@@ -22,9 +22,9 @@ export async function identityClaims(
   personId: string,
   scopes: readonly string[],
 ): Promise<IdentityClaims | undefined> {
-  const [person, roles] = await Promise.all([findPersonById(db, personId), rolesAtSite(db, site.id, personId)]);
+  const person = await findPersonWithRoles(db, site.id, personId);
   if (!person) return undefined;
-  const claims: IdentityClaims = { sub: person.id, org_id: site.id, roles };
+  const claims: IdentityClaims = { sub: person.id, org_id: site.id, roles: person.roles };
   if (scopes.includes('profile')) {
     claims.name = person.name;
     if (variantCapabilities(site.variant).pictureClaim && person.pictureUrl) claims.picture = person.pictureUrl;

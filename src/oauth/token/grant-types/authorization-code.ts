@@ -8,10 +8,19 @@ import { checkResource } from '../../resource.js';
 import { signIdToken } from '../../tokens/id-token.js';
 import { identityClaims } from '../../tokens/identity-claims.js';
 import { createGrant, mintTokenPair, revokeGrant, writeTokenPair } from '../../tokens/tokens.repository.js';
-import type { GrantType } from '../token-context.js';
+import type { GrantType, TokenContext } from '../token-context.js';
 import { tokenResponse } from '../token-response.js';
 
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+/** A second use of a code: deny it and revoke what the first exchange issued (RFC 6749 4.1.2, 10.5). */
+async function codeReused(ctx: TokenContext, siteId: string, codeHash: string, personId: string, clientId: string): Promise<never> {
+  // Read again: when two exchanges race, the winner has committed its grant by the time the loser gets here.
+  const row = await ctx.db.selectFrom('authorization_codes').select('grant_id').where('code_hash', '=', codeHash).executeTakeFirst();
+  if (row?.grant_id) await revokeGrant(ctx.db, siteId, row.grant_id, ctx.clock);
+  await recordAudit(ctx.db, { siteId, kind: 'code.replay_detected', personId, clientId }, ctx.clock);
+  throw new OAuthError('invalid_grant', 'the authorization code was already used; the tokens issued for it are revoked');
+}
 
 export const authorizationCodeGrant: GrantType = {
   grantType: 'authorization_code',
@@ -32,15 +41,7 @@ export const authorizationCodeGrant: GrantType = {
     const now = ctx.clock.now();
     if (!row || row.client_id !== client.clientId)
       throw new OAuthError('invalid_grant', 'the authorization code is invalid or was issued to another client');
-    if (row.consumed_at !== null) {
-      if (row.grant_id) await revokeGrant(ctx.db, site.id, row.grant_id, ctx.clock);
-      await recordAudit(
-        ctx.db,
-        { siteId: site.id, kind: 'code.replay_detected', personId: row.person_id, clientId: client.clientId },
-        ctx.clock,
-      );
-      throw new OAuthError('invalid_grant', 'the authorization code was already used; the tokens issued for it are revoked');
-    }
+    if (row.consumed_at !== null) return codeReused(ctx, site.id, codeHash, row.person_id, client.clientId);
     if (row.expires_at <= now) throw new OAuthError('invalid_grant', 'the authorization code expired');
     if (row.redirect_uri !== redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
     if (!constantTimeEqual(s256(verifier), row.code_challenge))
@@ -95,7 +96,8 @@ export const authorizationCodeGrant: GrantType = {
       );
       return issued;
     });
-    if (!pair) throw new OAuthError('invalid_grant', 'the authorization code was already used');
+    // Lost a race with another exchange of this code: that is a second use as well.
+    if (!pair) return codeReused(ctx, site.id, codeHash, row.person_id, client.clientId);
 
     let idToken: string | undefined;
     if (scopes.includes('openid')) {
