@@ -29,6 +29,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: deps.logger ?? { level: process.env.LOG_LEVEL ?? 'info' },
+    // A log line per request costs a large share of a fast endpoint's time; errors are still logged.
+    disableRequestLogging: process.env.LOG_REQUESTS !== '1',
     trustProxy: config.trustProxy === false ? false : config.trustProxy,
     bodyLimit: config.platform.limits.body_bytes,
     // A request that never finishes must not hold a connection forever.
@@ -54,7 +56,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(cookie);
   await app.register(formbody, { bodyLimit: config.platform.limits.body_bytes });
   await app.register(rateLimit, {
     global: false,
@@ -70,7 +71,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerDiscoveryRoutes(app, services);
   registerDocRoutes(app, services);
-  registerAuthorizeRoutes(app, services);
+  // Cookies matter only to the pages a person drives; API requests skip parsing them.
+  await app.register(async (pages) => {
+    await pages.register(cookie);
+    registerAuthorizeRoutes(pages, services);
+  });
   registerTokenRoutes(app, services);
   registerUserInfoRoutes(app, services);
   registerRegistrationRoutes(app, services);

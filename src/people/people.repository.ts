@@ -64,3 +64,21 @@ export async function rolesAtSite(db: Kysely<Database>, siteId: string, personId
   const held = new Set(rows.map((r) => r.role));
   return ROLES.filter((r) => held.has(r));
 }
+
+/** A person with their roles at one site, read in one query (the UserInfo and ID token hot path). */
+export async function findPersonWithRoles(
+  db: Kysely<Database>,
+  siteId: string,
+  personId: string,
+): Promise<(Person & { roles: Role[] }) | undefined> {
+  const rows = await db
+    .selectFrom('people')
+    .leftJoin('site_roles', (join) => join.onRef('site_roles.person_id', '=', 'people.id').on('site_roles.site_id', '=', siteId))
+    .select(['people.id', 'people.email', 'people.name', 'people.picture_url', 'site_roles.role'])
+    .where('people.id', '=', personId)
+    .execute();
+  const first = rows[0];
+  if (!first) return undefined;
+  const held = new Set(rows.map((r) => r.role));
+  return { id: first.id, email: first.email, name: first.name, pictureUrl: first.picture_url, roles: ROLES.filter((r) => held.has(r)) };
+}

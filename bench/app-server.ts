@@ -1,0 +1,31 @@
+// The real application, in its own process, over a fresh embedded SQLite database seeded with the demo.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config/config.js';
+import { alignDemoOrigins, seedDemo } from '../src/demo/seed-demo.js';
+import { systemClock } from '../src/kernel/clock.js';
+import { signingKeyEncryptionKey } from '../src/keys/signing-keys.js';
+import { openStore } from '../src/storage/connect.js';
+import { migrateToLatest } from '../src/storage/migrate.js';
+
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? `sqlite:${join(mkdtempSync(join(tmpdir(), 'schoolgate-bench-')), 'bench.db')}`;
+const config = loadConfig({ demo: true, env: { DATABASE_URL: databaseUrl, SCHOOLGATE_SECRET: randomBytes(32).toString('base64url') } });
+// The benchmark is one address sending tens of thousands of requests: lift the per-address limit.
+config.platform.limits.oauth_rate_per_minute = 10_000_000;
+const store = openStore(databaseUrl);
+await migrateToLatest(store);
+const app = await buildApp({ config, store, clock: systemClock, logger: false });
+await app.listen({ port: 0, host: '127.0.0.1' });
+const address = app.server.address();
+const port = typeof address === 'object' && address ? address.port : 0;
+await seedDemo({ db: store.db, masterKey: signingKeyEncryptionKey(config.secret), clock: systemClock, port });
+await alignDemoOrigins(store.db, port);
+await app.services.sites.reload();
+process.send?.({ port });
+// The runner asks for a clean exit, so profilers (--cpu-prof) can write their output.
+process.on('message', (m) => {
+  if (m === 'exit') void app.close().then(() => process.exit(0));
+});

@@ -1,0 +1,148 @@
+// Benchmarks (autocannon), each scenario side by side with a bare Fastify endpoint in the same run.
+// `npm run bench` prints requests per second, p99 latency and the share of the bare endpoint's rate;
+// BENCH_SECONDS and BENCH_CONNECTIONS adjust the load. Servers run in their own processes.
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { person } from '../test/helpers/person.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ONLY = process.env.BENCH_ONLY?.split(',');
+
+function start(script: string): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(new URL(script, import.meta.url)), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+    child.once('message', (m) => resolve({ child, port: (m as { port: number }).port }));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+interface Figures {
+  rps: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function load(opts: autocannon.Options): Promise<Figures> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
+}
+
+async function tokenPair(origin: string, clientId: string, redirectUri: string, scope: string, secret?: string) {
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${origin}/oauth/authorize`);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    scope,
+    resource: origin,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  const callback = await student.authorize(url.href);
+  const form: Record<string, string> = {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code') ?? '',
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+    client_id: clientId,
+    resource: origin,
+  };
+  if (secret) form.client_secret = secret;
+  const res = await fetch(`${origin}/api/oauth/token`, { method: 'POST', body: new URLSearchParams(form) });
+  if (!res.ok) throw new Error(`token exchange failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { access_token: string; refresh_token: string };
+}
+
+const student = person('student');
+
+const bare = await start('./bare-server.ts');
+const app = await start('./app-server.ts');
+const origin = `http://localhost:${app.port}`;
+const webRedirect = 'http://127.0.0.1:8976/callback';
+const member = await tokenPair(origin, 'academy-member-web', webRedirect, 'openid profile email account:read', 'academy-member-secret');
+
+type Scenario = { name: string; bar: number; options: () => Promise<autocannon.Options> };
+const scenarios: Scenario[] = [
+  {
+    name: 'userinfo',
+    bar: 1 / 2,
+    options: async () => ({ url: `${origin}/api/oauth/userinfo`, headers: { authorization: `Bearer ${member.access_token}` } }),
+  },
+  {
+    name: 'introspection',
+    bar: 1 / 2,
+    options: async () => ({
+      url: `${origin}/api/oauth/introspect`,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: member.access_token,
+        client_id: 'academy-member-web',
+        client_secret: 'academy-member-secret',
+      }).toString(),
+    }),
+  },
+  {
+    name: 'refresh grant',
+    bar: 1 / 5,
+    options: async () => {
+      // One rotating chain per connection: each answer's refresh token is the next request's.
+      const chains: string[] = [];
+      for (let i = 0; i < CONNECTIONS; i++) {
+        chains.push(
+          (await tokenPair(origin, 'academy-member-web', webRedirect, 'openid account:read', 'academy-member-secret')).refresh_token,
+        );
+      }
+      let next = 0;
+      return {
+        url: `${origin}/api/oauth/token`,
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        initialContext: {},
+        requests: [
+          {
+            setupRequest: (req, context) => {
+              const ctx = context as { chain?: number; token?: string };
+              if (ctx.chain === undefined) {
+                ctx.chain = next++ % chains.length;
+                ctx.token = chains[ctx.chain];
+              }
+              return {
+                ...req,
+                body: new URLSearchParams({
+                  grant_type: 'refresh_token',
+                  refresh_token: ctx.token ?? '',
+                  client_id: 'academy-member-web',
+                  client_secret: 'academy-member-secret',
+                }).toString(),
+              };
+            },
+            onResponse: (status, body, context) => {
+              if (status === 200) (context as { token?: string }).token = (JSON.parse(body) as { refresh_token: string }).refresh_token;
+            },
+          },
+        ],
+      };
+    },
+  },
+];
+
+const rows: string[] = [];
+for (const scenario of scenarios) {
+  if (ONLY && !ONLY.includes(scenario.name)) continue;
+  const options = await scenario.options();
+  const base = await load({ url: `http://127.0.0.1:${bare.port}/bare` });
+  const measured = await load(options);
+  const share = measured.rps / base.rps;
+  rows.push(
+    `${scenario.name.padEnd(16)} ${measured.rps.toFixed(0).padStart(7)} req/s  p99 ${String(measured.p99).padStart(4)} ms  non-2xx ${String(measured.non2xx).padStart(5)}  | bare ${base.rps.toFixed(0).padStart(7)} req/s  | share ${(share * 100).toFixed(1)}% (bar ${(scenario.bar * 100).toFixed(0)}%) ${share >= scenario.bar ? 'meets' : 'BELOW'}`,
+  );
+  console.log(rows.at(-1));
+}
+console.log(`\n${SECONDS} s per run, ${CONNECTIONS} connections, load generator on the same box\n${rows.join('\n')}`);
+bare.child.kill();
+app.child.kill();
