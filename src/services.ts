@@ -8,6 +8,7 @@ import type { Clock } from './kernel/clock.js';
 import { deriveKey } from './kernel/sealing.js';
 import { KeyCache } from './keys/key-cache.js';
 import { signingKeyEncryptionKey } from './keys/signing-keys.js';
+import { type BearerChecker, createBearerChecker } from './oauth/bearer.js';
 import type { TokenContext } from './oauth/token/token-context.js';
 import { SiteDirectory } from './sites/site-directory.js';
 import type { Database } from './storage/schema.js';
@@ -20,6 +21,8 @@ export interface Services {
   keys: KeyCache;
   clients: ClientResolver;
   tokenContext: TokenContext;
+  /** The one bearer check for every protected resource. */
+  bearer: BearerChecker;
   /** Keys derived from SCHOOLGATE_SECRET, one per purpose. */
   csrfKey: Buffer;
 }
@@ -49,5 +52,6 @@ export function createServices(deps: AppDeps): Services {
     clients,
     tokenContext: { db, clock, keys, clients, lifetimes: config.platform.lifetimes },
     csrfKey: deriveKey(config.secret, 'csrf'),
+    bearer: createBearerChecker(db, clock),
   };
 }

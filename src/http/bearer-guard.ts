@@ -2,12 +2,9 @@
 // insufficient_scope with `WWW-Authenticate` pointing at the protected resource metadata. SPEC 7 asks
 // for error="invalid_token" even when no token was sent. `unavailable` is left to the caller.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Clock } from '../kernel/clock.js';
-import { type BearerToken, checkBearer, requireScopes } from '../oauth/bearer.js';
+import { type BearerChecker, type BearerToken, requireScopes } from '../oauth/bearer.js';
 import { protectedResourceUrl } from '../oauth/discovery.js';
 import type { Site } from '../sites/site.js';
-import type { Database } from '../storage/schema.js';
 
 function quote(value: string): string {
   return value.replace(/[\\"]/g, '');
@@ -50,14 +47,13 @@ export type GuardResult = { ok: true; token: BearerToken } | { ok: false; unavai
  * `unavailable` writes nothing, so each resource answers its own fault (500 here, 503 on /mcp A).
  */
 export async function guardBearer(
-  db: Kysely<Database>,
+  bearer: BearerChecker,
   request: FastifyRequest,
   reply: FastifyReply,
   needed: readonly string[],
-  clock: Clock,
 ): Promise<GuardResult> {
   const site = request.site;
-  const verdict = await checkBearer(db, site, request.headers.authorization, clock);
+  const verdict = await bearer.check(site, request.headers.authorization);
   switch (verdict.kind) {
     case 'missing':
       sendInvalidToken(reply, site, 'an access token is required: send Authorization: Bearer <token>');

@@ -49,12 +49,16 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export async function checkBearer(
-  db: Kysely<Database>,
-  site: Site,
-  authorization: string | undefined,
-  clock: Clock,
-): Promise<BearerVerdict> {
+/** The bearer check every protected resource uses; built once per application (services.ts). */
+export interface BearerChecker {
+  check(site: Site, authorization: string | undefined): Promise<BearerVerdict>;
+}
+
+export function createBearerChecker(db: Kysely<Database>, clock: Clock): BearerChecker {
+  return { check: (site, authorization) => checkBearer(db, site, authorization, clock) };
+}
+
+async function checkBearer(db: Kysely<Database>, site: Site, authorization: string | undefined, clock: Clock): Promise<BearerVerdict> {
   const parsed = parseAuthorizationHeader(authorization);
   if (parsed.kind === 'missing') return { kind: 'missing' };
   if (parsed.kind === 'malformed')

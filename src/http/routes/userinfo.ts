@@ -18,7 +18,7 @@ const claims = z.looseObject({
 
 export function registerUserInfoRoutes(app: FastifyInstance, services: Services): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const guard = await guardBearer(services.db, request, reply, USERINFO_SCOPES, services.clock);
+    const guard = await guardBearer(services.bearer, request, reply, USERINFO_SCOPES);
     if (!guard.ok) {
       if (guard.unavailable)
         return reply
