@@ -39,6 +39,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
   app.decorate('services', services);
+  app.addHook('onClose', () => services.signals.close());
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; serialising plainly keeps the hot paths free of validation.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

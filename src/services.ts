@@ -10,6 +10,8 @@ import { KeyCache } from './keys/key-cache.js';
 import { signingKeyEncryptionKey } from './keys/signing-keys.js';
 import { type BearerChecker, createBearerChecker } from './oauth/bearer.js';
 import type { TokenContext } from './oauth/token/token-context.js';
+import { AccessTokenCache } from './oauth/tokens/access-token-cache.js';
+import { createRevocationSignals, type RevocationSignals } from './storage/revocation-signals.js';
 import { SiteDirectory } from './sites/site-directory.js';
 import type { Database } from './storage/schema.js';
 
@@ -23,6 +25,8 @@ export interface Services {
   tokenContext: TokenContext;
   /** The one bearer check for every protected resource. */
   bearer: BearerChecker;
+  /** Revocation signals between the processes of a deployment. */
+  signals: RevocationSignals;
   /** Keys derived from SCHOOLGATE_SECRET, one per purpose. */
   csrfKey: Buffer;
 }
@@ -43,6 +47,8 @@ export function createServices(deps: AppDeps): Services {
   );
   const clients = createClientResolver(db, config.platform.vendors, cimd);
   const keys = new KeyCache(db, signingKeyEncryptionKey(config.secret), clock);
+  const signals = createRevocationSignals(deps.store, config.redisUrl);
+  const accessTokens = new AccessTokenCache(signals, clock);
   return {
     config,
     db,
@@ -50,8 +56,9 @@ export function createServices(deps: AppDeps): Services {
     sites: new SiteDirectory(db, clock),
     keys,
     clients,
-    tokenContext: { db, clock, keys, clients, lifetimes: config.platform.lifetimes },
+    tokenContext: { db, clock, keys, clients, lifetimes: config.platform.lifetimes, signals, accessTokens },
     csrfKey: deriveKey(config.secret, 'csrf'),
-    bearer: createBearerChecker(db, clock),
+    bearer: createBearerChecker(db, clock, accessTokens),
+    signals,
   };
 }

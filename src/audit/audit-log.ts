@@ -2,6 +2,7 @@
 // Details are structured JSON and never contain a secret, a token or a password.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
+import { defineQuery } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 
 export type AuditKind =
@@ -28,18 +29,22 @@ export interface AuditEvent {
   detail?: Record<string, string | number | boolean | null | string[]>;
 }
 
-export async function recordAudit(db: Kysely<Database>, event: AuditEvent, clock: Clock): Promise<void> {
-  await db
+// Written on every token issuance, so compiled once.
+const insertAuditEvent = defineQuery(['siteId', 'at', 'kind', 'personId', 'clientId', 'detail'], (db, p) =>
+  db
     .insertInto('audit_events')
-    .values({
-      site_id: event.siteId,
-      at: clock.now(),
-      kind: event.kind,
-      person_id: event.personId ?? null,
-      client_id: event.clientId ?? null,
-      detail: JSON.stringify(event.detail ?? {}),
-    })
-    .execute();
+    .values({ site_id: p.siteId, at: p.at, kind: p.kind, person_id: p.personId, client_id: p.clientId, detail: p.detail }),
+);
+
+export async function recordAudit(db: Kysely<Database>, event: AuditEvent, clock: Clock): Promise<void> {
+  await insertAuditEvent.changed(db, {
+    siteId: event.siteId,
+    at: clock.now(),
+    kind: event.kind,
+    personId: event.personId ?? null,
+    clientId: event.clientId ?? null,
+    detail: JSON.stringify(event.detail ?? {}),
+  });
 }
 
 export interface AuditEntry {

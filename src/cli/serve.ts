@@ -79,9 +79,10 @@ ${ENV_HELP}
         throw new CommandFailure(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
       }
 
+      // Read before printing, so the whole summary is written at once (readers wait for "listening on").
+      const sites = await listSites(store.db);
       const out = ctx.io.stdout;
       writeLine(out, `schoolgate listening on ${address}${demo ? ' (demo mode)' : ''}`);
-      const sites = await listSites(store.db);
       if (demo && DEMO_SLUGS.every((slug) => sites.some((s) => s.slug === slug))) {
         writeLine(out, seeded ? 'Seeded the demo into the empty database.' : 'Demo database found: origins follow PORT.');
         writeLine(out);

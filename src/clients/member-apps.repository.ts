@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import { hashToken } from '../kernel/hashing.js';
 import { randomSecret } from '../kernel/random.js';
+import { defineQuery } from '../storage/precompiled.js';
 import type { Database, MemberClientsTable } from '../storage/schema.js';
 
 export interface NewMemberApp {
@@ -42,8 +43,12 @@ export async function createMemberApp(db: Kysely<Database>, input: NewMemberApp,
   return { clientId, secret };
 }
 
+const memberAppById = defineQuery(['clientId', 'siteId'], (db, p) =>
+  db.selectFrom('member_clients').selectAll().where('client_id', '=', p.clientId).where('site_id', '=', p.siteId),
+);
+
 export async function findMemberApp(db: Kysely<Database>, siteId: string, clientId: string): Promise<MemberClientsTable | undefined> {
-  return db.selectFrom('member_clients').selectAll().where('client_id', '=', clientId).where('site_id', '=', siteId).executeTakeFirst();
+  return memberAppById.first(db, { clientId, siteId });
 }
 
 export async function listMemberApps(db: Kysely<Database>, siteId: string): Promise<MemberClientsTable[]> {

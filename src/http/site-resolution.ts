@@ -11,10 +11,21 @@ declare module 'fastify' {
   }
 }
 
+// Normalising parses a URL; the same few hosts arrive on every request, so remember the answers
+// (bounded, since the Host header is the client's to choose).
+const normalised = new Map<string, string | null>();
+const MAX_REMEMBERED_HOSTS = 1000;
+
 export function requestOrigin(request: FastifyRequest): string | null {
   const host = request.host;
-  if (!host || host.length > 255 || /[\s/@\\]/.test(host)) return null;
-  return normaliseOrigin(`${request.protocol}://${host}`);
+  const raw = `${request.protocol}://${host}`;
+  let origin = normalised.get(raw);
+  if (origin === undefined) {
+    origin = !host || host.length > 255 || /[\s/@\\]/.test(host) ? null : normaliseOrigin(raw);
+    if (normalised.size >= MAX_REMEMBERED_HOSTS) normalised.clear();
+    normalised.set(raw, origin);
+  }
+  return origin;
 }
 
 /** onRequest hook: attaches the site or answers 404 revealing nothing. */

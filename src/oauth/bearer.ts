@@ -6,7 +6,9 @@ import type { Clock } from '../kernel/clock.js';
 import type { Site } from '../sites/site.js';
 import type { Database } from '../storage/schema.js';
 import { isWellFormedToken } from './tokens/token-format.js';
-import { findAccessToken } from './tokens/tokens.repository.js';
+import { hashToken } from '../kernel/hashing.js';
+import type { AccessTokenCache } from './tokens/access-token-cache.js';
+import { findAccessTokenByHash } from './tokens/tokens.repository.js';
 
 export interface BearerToken {
   siteId: string;
@@ -54,19 +56,26 @@ export interface BearerChecker {
   check(site: Site, authorization: string | undefined): Promise<BearerVerdict>;
 }
 
-export function createBearerChecker(db: Kysely<Database>, clock: Clock): BearerChecker {
-  return { check: (site, authorization) => checkBearer(db, site, authorization, clock) };
+export function createBearerChecker(db: Kysely<Database>, clock: Clock, cache: AccessTokenCache): BearerChecker {
+  return { check: (site, authorization) => checkBearer(db, site, authorization, clock, cache) };
 }
 
-async function checkBearer(db: Kysely<Database>, site: Site, authorization: string | undefined, clock: Clock): Promise<BearerVerdict> {
+async function checkBearer(
+  db: Kysely<Database>,
+  site: Site,
+  authorization: string | undefined,
+  clock: Clock,
+  cache: AccessTokenCache,
+): Promise<BearerVerdict> {
   const parsed = parseAuthorizationHeader(authorization);
   if (parsed.kind === 'missing') return { kind: 'missing' };
   if (parsed.kind === 'malformed')
     return { kind: 'invalid_token', description: 'the Authorization header must be "Bearer <access token>"' };
 
-  let row: Awaited<ReturnType<typeof findAccessToken>>;
+  const tokenHash = hashToken(parsed.token);
+  let row: Awaited<ReturnType<typeof findAccessTokenByHash>>;
   try {
-    row = await withTimeout(findAccessToken(db, parsed.token), BEARER_STORE_TIMEOUT_MS);
+    row = await cache.lookup(tokenHash, (hash) => withTimeout(findAccessTokenByHash(db, hash), BEARER_STORE_TIMEOUT_MS));
   } catch {
     return { kind: 'unavailable' };
   }

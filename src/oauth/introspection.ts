@@ -6,6 +6,7 @@ import { OAuthError } from './errors.js';
 import { type RawParams, required, single } from './parameters.js';
 import { authenticateClient } from './token/client-authentication.js';
 import type { TokenContext } from './token/token-context.js';
+import { findAccessTokenByHash, findRefreshTokenByHash } from './tokens/tokens.repository.js';
 
 export type IntrospectionResponse =
   | { active: false }
@@ -34,22 +35,14 @@ export async function handleIntrospection(
   const hint = single(params, 'token_type_hint');
   const tokenHash = hashToken(token);
   const now = ctx.clock.now();
-  const access = () =>
-    ctx.db
-      .selectFrom('access_tokens')
-      .select(['client_id', 'person_id', 'scope', 'resource', 'created_at', 'expires_at', 'revoked_at'])
-      .where('token_hash', '=', tokenHash)
-      .where('site_id', '=', site.id)
-      .executeTakeFirst()
-      .then((row) => row && { ...row, tokenType: 'Bearer' as const, rotated: false });
-  const refresh = () =>
-    ctx.db
-      .selectFrom('refresh_tokens')
-      .select(['client_id', 'person_id', 'scope', 'resource', 'created_at', 'expires_at', 'revoked_at', 'rotated_at'])
-      .where('token_hash', '=', tokenHash)
-      .where('site_id', '=', site.id)
-      .executeTakeFirst()
-      .then((row) => row && { ...row, tokenType: 'refresh_token' as const, rotated: row.rotated_at !== null });
+  const access = async () => {
+    const row = await ctx.accessTokens.lookup(tokenHash, (hash) => findAccessTokenByHash(ctx.db, hash));
+    return row && row.site_id === site.id ? { ...row, tokenType: 'Bearer' as const, rotated: false } : undefined;
+  };
+  const refresh = async () => {
+    const row = await findRefreshTokenByHash(ctx.db, site.id, tokenHash);
+    return row && { ...row, tokenType: 'refresh_token' as const, rotated: row.rotated_at !== null };
+  };
   const [first, second] = hint === 'refresh_token' ? [refresh, access] : [access, refresh];
   const row = (await first()) ?? (await second());
   if (!row || row.client_id !== client.clientId || row.revoked_at !== null || row.rotated || row.expires_at <= now)

@@ -8,7 +8,7 @@ import { OAuthError } from './errors.js';
 import { type RawParams, required, single } from './parameters.js';
 import { authenticateClient } from './token/client-authentication.js';
 import type { TokenContext } from './token/token-context.js';
-import { revokeAccessToken, revokeGrant } from './tokens/tokens.repository.js';
+import { endAccessToken, endGrant } from './tokens/token-revocation.js';
 
 export async function handleRevocation(
   ctx: TokenContext,
@@ -42,8 +42,8 @@ export async function handleRevocation(
   // RFC 7009 2.1: only the client the token was issued to may revoke it.
   if (found.client_id !== client.clientId) throw new OAuthError('unauthorized_client', 'the token was issued to another client');
   if (found.revoked_at !== null) return;
-  if (refresh) await revokeGrant(ctx.db, site.id, refresh.grant_id, ctx.clock);
-  else await revokeAccessToken(ctx.db, site.id, tokenHash, ctx.clock);
+  if (refresh) await endGrant(ctx, site.id, refresh.grant_id);
+  else await endAccessToken(ctx, site.id, tokenHash);
   await recordAudit(
     ctx.db,
     {

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import { hashPassword } from '../kernel/password.js';
 import { newId } from '../kernel/random.js';
+import { defineQuery } from '../storage/precompiled.js';
 import type { Database, SiteRolesTable } from '../storage/schema.js';
 
 export type Role = SiteRolesTable['role'];
@@ -58,12 +59,25 @@ export async function grantRole(db: Kysely<Database>, siteId: string, personId: 
     .execute();
 }
 
+const rolesOfPerson = defineQuery(['siteId', 'personId'], (db, p) =>
+  db.selectFrom('site_roles').select('role').where('site_id', '=', p.siteId).where('person_id', '=', p.personId),
+);
+
 /** The person's roles at one site, in catalogue order. */
 export async function rolesAtSite(db: Kysely<Database>, siteId: string, personId: string): Promise<Role[]> {
-  const rows = await db.selectFrom('site_roles').select('role').where('site_id', '=', siteId).where('person_id', '=', personId).execute();
+  const rows = await rolesOfPerson.rows(db, { siteId, personId });
   const held = new Set(rows.map((r) => r.role));
   return ROLES.filter((r) => held.has(r));
 }
+
+/** A person with their roles at one site, read in one query (the UserInfo and ID token hot path). */
+const personWithRoles = defineQuery(['siteId', 'personId'], (db, p) =>
+  db
+    .selectFrom('people')
+    .leftJoin('site_roles', (join) => join.onRef('site_roles.person_id', '=', 'people.id').on('site_roles.site_id', '=', p.siteId))
+    .select(['people.id', 'people.email', 'people.name', 'people.picture_url', 'site_roles.role'])
+    .where('people.id', '=', p.personId),
+);
 
 /** A person with their roles at one site, read in one query (the UserInfo and ID token hot path). */
 export async function findPersonWithRoles(
@@ -71,12 +85,7 @@ export async function findPersonWithRoles(
   siteId: string,
   personId: string,
 ): Promise<(Person & { roles: Role[] }) | undefined> {
-  const rows = await db
-    .selectFrom('people')
-    .leftJoin('site_roles', (join) => join.onRef('site_roles.person_id', '=', 'people.id').on('site_roles.site_id', '=', siteId))
-    .select(['people.id', 'people.email', 'people.name', 'people.picture_url', 'site_roles.role'])
-    .where('people.id', '=', personId)
-    .execute();
+  const rows = await personWithRoles.rows(db, { siteId, personId });
   const first = rows[0];
   if (!first) return undefined;
   const held = new Set(rows.map((r) => r.role));

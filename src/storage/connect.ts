@@ -12,6 +12,11 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * SQLite only: a number that changes whenever another process commits to the file (PRAGMA
+   * data_version), so in-process caches can tell when someone else may have written.
+   */
+  externalWriteVersion?: () => number;
   close(): Promise<void>;
 }
 
@@ -52,7 +57,8 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+    return { db, dialect: 'sqlite', externalWriteVersion: () => dataVersion.get() as number, close: () => db.destroy() };
   }
   const pool = new pg.Pool({
     connectionString: databaseUrl,

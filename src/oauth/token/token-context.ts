@@ -8,6 +8,8 @@ import type { Site } from '../../sites/site.js';
 import type { Database } from '../../storage/schema.js';
 import type { RawParams } from '../parameters.js';
 import type { Client } from '../../clients/client.js';
+import type { RevocationSignals } from '../../storage/revocation-signals.js';
+import type { AccessTokenCache } from '../tokens/access-token-cache.js';
 
 export interface TokenContext {
   db: Kysely<Database>;
@@ -15,6 +17,9 @@ export interface TokenContext {
   keys: KeyCache;
   clients: ClientResolver;
   lifetimes: PlatformConfig['lifetimes'];
+  signals: RevocationSignals;
+  /** The revocation-safe cache the bearer check also reads. */
+  accessTokens: AccessTokenCache;
 }
 
 /** RFC 6749 5.1 */

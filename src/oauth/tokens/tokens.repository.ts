@@ -4,6 +4,8 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import { hashToken } from '../../kernel/hashing.js';
 import { newId } from '../../kernel/random.js';
+import { isSqlite } from '../../storage/dialect.js';
+import { defineQuery, type Placeholder } from '../../storage/precompiled.js';
 import type { AccessTokensTable, Database, RefreshTokensTable } from '../../storage/schema.js';
 import { newAccessToken, newRefreshToken } from './token-format.js';
 
@@ -54,6 +56,26 @@ export function mintTokenPair(): { accessToken: string; refreshToken: string } {
   return { accessToken: newAccessToken(), refreshToken: newRefreshToken() };
 }
 
+const TOKEN_COLUMNS = ['hash', 'siteId', 'grantId', 'clientId', 'personId', 'scope', 'resource', 'now', 'expiresAt'] as const;
+type TokenParams = Record<(typeof TOKEN_COLUMNS)[number], Placeholder>;
+const tokenValues = (p: TokenParams) => ({
+  token_hash: p.hash,
+  site_id: p.siteId,
+  grant_id: p.grantId,
+  client_id: p.clientId,
+  person_id: p.personId,
+  scope: p.scope,
+  resource: p.resource,
+  created_at: p.now,
+  expires_at: p.expiresAt,
+  revoked_at: null,
+});
+// The two inserts of every token issuance, compiled once (the refresh grant's hot path).
+const insertAccessToken = defineQuery(TOKEN_COLUMNS, (db, p) => db.insertInto('access_tokens').values(tokenValues(p)));
+const insertRefreshToken = defineQuery(TOKEN_COLUMNS, (db, p) =>
+  db.insertInto('refresh_tokens').values({ ...tokenValues(p), rotated_at: null, replay_sealed: null, replay_until: null }),
+);
+
 export async function writeTokenPair(
   db: Db,
   input: IssueInput,
@@ -63,77 +85,109 @@ export async function writeTokenPair(
   const now = clock.now();
   const accessExpiresAt = now + input.accessLifetimeSeconds * 1000;
   const common = {
-    site_id: input.siteId,
-    grant_id: input.grantId,
-    client_id: input.clientId,
-    person_id: input.personId,
+    siteId: input.siteId,
+    grantId: input.grantId,
+    clientId: input.clientId,
+    personId: input.personId,
     resource: input.resource,
-    created_at: now,
+    now,
   };
-  await db
-    .insertInto('access_tokens')
-    .values({
-      ...common,
-      token_hash: hashToken(values.accessToken),
-      scope: input.accessScope,
-      expires_at: accessExpiresAt,
-      revoked_at: null,
-    })
-    .execute();
-  await db
-    .insertInto('refresh_tokens')
-    .values({
-      ...common,
-      token_hash: hashToken(values.refreshToken),
-      scope: input.scope,
-      expires_at: now + input.refreshLifetimeSeconds * 1000,
-      revoked_at: null,
-      rotated_at: null,
-      replay_sealed: null,
-      replay_until: null,
-    })
-    .execute();
+  await insertAccessToken.changed(db, {
+    ...common,
+    hash: hashToken(values.accessToken),
+    scope: input.accessScope,
+    expiresAt: accessExpiresAt,
+  });
+  await insertRefreshToken.changed(db, {
+    ...common,
+    hash: hashToken(values.refreshToken),
+    scope: input.scope,
+    expiresAt: now + input.refreshLifetimeSeconds * 1000,
+  });
   return { ...values, accessExpiresAt };
 }
 
 /** Looks an access token up by hash alone: the bearer check must tell "another origin" from "unknown". */
-export async function findAccessToken(db: Db, token: string): Promise<AccessTokensTable | undefined> {
-  return db.selectFrom('access_tokens').selectAll().where('token_hash', '=', hashToken(token)).executeTakeFirst();
+const accessTokenByHash = defineQuery(['hash'], (db, p) => db.selectFrom('access_tokens').selectAll().where('token_hash', '=', p.hash));
+
+export async function findAccessTokenByHash(db: Db, tokenHash: string): Promise<AccessTokensTable | undefined> {
+  return accessTokenByHash.first(db, { hash: tokenHash });
 }
+
+const refreshTokenByHash = defineQuery(['hash', 'siteId'], (db, p) =>
+  db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', p.hash).where('site_id', '=', p.siteId),
+);
 
 export async function findRefreshToken(db: Db, siteId: string, token: string): Promise<RefreshTokensTable | undefined> {
-  return db
-    .selectFrom('refresh_tokens')
-    .selectAll()
-    .where('token_hash', '=', hashToken(token))
-    .where('site_id', '=', siteId)
-    .executeTakeFirst();
+  return findRefreshTokenByHash(db, siteId, hashToken(token));
 }
 
-/** Ends a grant and every token under it. Consent and the person's session are untouched. */
-export async function revokeGrant(db: Db, siteId: string, grantId: string, clock: Clock): Promise<void> {
+export async function findRefreshTokenByHash(db: Db, siteId: string, tokenHash: string): Promise<RefreshTokensTable | undefined> {
+  return refreshTokenByHash.first(db, { hash: tokenHash, siteId });
+}
+
+/**
+ * Ends a grant and every token under it, in one transaction that first locks the grant row: a refresh
+ * holding the grant (grantStillActive) either finishes first, and its new tokens are revoked here, or
+ * waits and sees the grant revoked. Consent and the person's session are untouched.
+ */
+export async function revokeGrant(db: Kysely<Database>, siteId: string, grantId: string, clock: Clock): Promise<void> {
   const now = clock.now();
-  await db
-    .updateTable('grants')
-    .set({ revoked_at: now })
-    .where('id', '=', grantId)
-    .where('site_id', '=', siteId)
-    .where('revoked_at', 'is', null)
-    .execute();
-  await db
-    .updateTable('access_tokens')
-    .set({ revoked_at: now })
-    .where('grant_id', '=', grantId)
-    .where('site_id', '=', siteId)
-    .where('revoked_at', 'is', null)
-    .execute();
-  await db
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('grants').set({ revoked_at: now }).where('id', '=', grantId).where('site_id', '=', siteId).execute();
+    await trx
+      .updateTable('access_tokens')
+      .set({ revoked_at: now })
+      .where('grant_id', '=', grantId)
+      .where('site_id', '=', siteId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await trx
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: now, replay_sealed: null })
+      .where('grant_id', '=', grantId)
+      .where('site_id', '=', siteId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  });
+}
+
+// SQLite runs one write transaction at a time; PostgreSQL needs the share lock to order a refresh
+// against a concurrent revokeGrant.
+const grantRevokedAt = defineQuery(['grantId'], (db, p) => {
+  const query = db.selectFrom('grants').select('revoked_at').where('id', '=', p.grantId);
+  return isSqlite(db) ? query : query.forShare();
+});
+
+/** Inside a refresh's transaction: whether the grant is still active, holding it against revocation. */
+export async function grantStillActive(trx: Transaction<Database>, grantId: string): Promise<boolean> {
+  const grant = await grantRevokedAt.first(trx, { grantId });
+  return grant !== undefined && grant.revoked_at === null;
+}
+
+const rotateRefreshToken = defineQuery(['hash', 'now', 'sealed', 'until'], (db, p) =>
+  db
     .updateTable('refresh_tokens')
-    .set({ revoked_at: now, replay_sealed: null })
-    .where('grant_id', '=', grantId)
-    .where('site_id', '=', siteId)
-    .where('revoked_at', 'is', null)
-    .execute();
+    .set({ rotated_at: p.now, replay_sealed: p.sealed, replay_until: p.until })
+    .where('token_hash', '=', p.hash)
+    .where('rotated_at', 'is', null)
+    .where('revoked_at', 'is', null),
+);
+
+/** The compare-and-swap of rotation: true only for the one caller that rotated this token. */
+export async function markRefreshTokenRotated(
+  trx: Transaction<Database>,
+  tokenHash: string,
+  now: number,
+  replay: { sealed: string; until: number } | null,
+): Promise<boolean> {
+  const changed = await rotateRefreshToken.changed(trx, {
+    hash: tokenHash,
+    now,
+    sealed: replay?.sealed ?? null,
+    until: replay?.until ?? null,
+  });
+  return changed === 1;
 }
 
 export async function revokeAccessToken(db: Db, siteId: string, tokenHash: string, clock: Clock): Promise<void> {

@@ -7,7 +7,8 @@ import { multiple, required } from '../../parameters.js';
 import { checkResource } from '../../resource.js';
 import { signIdToken } from '../../tokens/id-token.js';
 import { identityClaims } from '../../tokens/identity-claims.js';
-import { createGrant, mintTokenPair, revokeGrant, writeTokenPair } from '../../tokens/tokens.repository.js';
+import { endGrant } from '../../tokens/token-revocation.js';
+import { createGrant, mintTokenPair, writeTokenPair } from '../../tokens/tokens.repository.js';
 import type { GrantType, TokenContext } from '../token-context.js';
 import { tokenResponse } from '../token-response.js';
 
@@ -17,7 +18,7 @@ const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 async function codeReused(ctx: TokenContext, siteId: string, codeHash: string, personId: string, clientId: string): Promise<never> {
   // Read again: when two exchanges race, the winner has committed its grant by the time the loser gets here.
   const row = await ctx.db.selectFrom('authorization_codes').select('grant_id').where('code_hash', '=', codeHash).executeTakeFirst();
-  if (row?.grant_id) await revokeGrant(ctx.db, siteId, row.grant_id, ctx.clock);
+  if (row?.grant_id) await endGrant(ctx, siteId, row.grant_id);
   await recordAudit(ctx.db, { siteId, kind: 'code.replay_detected', personId, clientId }, ctx.clock);
   throw new OAuthError('invalid_grant', 'the authorization code was already used; the tokens issued for it are revoked');
 }

@@ -13,7 +13,14 @@ import { OAuthError } from '../../errors.js';
 import { multiple, required, single } from '../../parameters.js';
 import { checkResource } from '../../resource.js';
 import { mayApprove } from '../../scopes.js';
-import { findRefreshToken, mintTokenPair, revokeGrant, writeTokenPair } from '../../tokens/tokens.repository.js';
+import { endGrant } from '../../tokens/token-revocation.js';
+import {
+  findRefreshToken,
+  grantStillActive,
+  markRefreshTokenRotated,
+  mintTokenPair,
+  writeTokenPair,
+} from '../../tokens/tokens.repository.js';
 import type { GrantType, TokenContext, TokenResponse } from '../token-context.js';
 import { tokenResponse } from '../token-response.js';
 
@@ -31,7 +38,7 @@ function openReplay(row: RefreshTokensTable, refreshToken: string, now: number):
 }
 
 async function reuseDetected(ctx: TokenContext, row: RefreshTokensTable): Promise<never> {
-  await revokeGrant(ctx.db, row.site_id, row.grant_id, ctx.clock);
+  await endGrant(ctx, row.site_id, row.grant_id);
   await recordAudit(
     ctx.db,
     { siteId: row.site_id, kind: 'refresh.reuse_detected', personId: row.person_id, clientId: row.client_id },
@@ -63,7 +70,7 @@ export const refreshTokenGrant: GrantType = {
     if (accessScopes.length === 0) throw new OAuthError('invalid_scope', 'scope must not be empty');
     // The person must still be allowed to hold this authorization at this site.
     if (!mayApprove(client, await rolesAtSite(ctx.db, site.id, row.person_id))) {
-      await revokeGrant(ctx.db, site.id, row.grant_id, ctx.clock);
+      await endGrant(ctx, site.id, row.grant_id);
       throw new OAuthError('invalid_grant', 'the person no longer has a role at this site that allows this client');
     }
     const accessScope = granted.filter((s) => accessScopes.includes(s)).join(' ');
@@ -75,21 +82,12 @@ export const refreshTokenGrant: GrantType = {
       accessScope,
     );
     const grace = ctx.lifetimes.refresh_grace;
+    // Sealed before the transaction, so the write lock is held for the writes alone.
+    const replay =
+      grace > 0 ? { sealed: seal(replayKey(refreshToken), JSON.stringify(response), row.token_hash), until: now + grace * 1000 } : null;
     const won = await ctx.db.transaction().execute(async (trx) => {
-      const swapped = await trx
-        .updateTable('refresh_tokens')
-        .set({
-          rotated_at: now,
-          replay_sealed: grace > 0 ? seal(replayKey(refreshToken), JSON.stringify(response), row.token_hash) : null,
-          replay_until: grace > 0 ? now + grace * 1000 : null,
-        })
-        .where('token_hash', '=', row.token_hash)
-        .where('rotated_at', 'is', null)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(swapped.numUpdatedRows) !== 1) return false;
-      const grant = await trx.selectFrom('grants').select('revoked_at').where('id', '=', row.grant_id).executeTakeFirst();
-      if (!grant || grant.revoked_at !== null) throw new OAuthError('invalid_grant', 'the grant was revoked');
+      if (!(await markRefreshTokenRotated(trx, row.token_hash, now, replay))) return false;
+      if (!(await grantStillActive(trx, row.grant_id))) throw new OAuthError('invalid_grant', 'the grant was revoked');
       await writeTokenPair(
         trx,
         {

@@ -1,0 +1,63 @@
+// Hot-path queries compiled once. Kysely builds and compiles a query on every call, which costs more
+// than running our indexed lookups; a precompiled query keeps the type-checked builder and only
+// substitutes the parameter values. Each named parameter is compiled from a unique sentinel value, so
+// its positions in the SQL are found exactly, whatever the dialect's placeholder syntax. The compiled
+// form is kept per dialect adapter, which a transaction shares with its database.
+import type { Compilable, CompiledQuery, DialectAdapter, Kysely, Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+type Params<P extends string> = Record<P, string | number | null>;
+/**
+ * A parameter inside `build`: a sentinel that stands for a value of whatever type its column needs.
+ * Typed `never` because `never` is assignable to every column type.
+ */
+export type Placeholder = never;
+
+export interface PrecompiledQuery<P extends string, R> {
+  /** All rows for these parameter values. */
+  rows(db: Executor, params: Params<P>): Promise<R[]>;
+  /** The first row, or undefined. */
+  first(db: Executor, params: Params<P>): Promise<R | undefined>;
+  /** Rows changed by an update or delete. */
+  changed(db: Executor, params: Params<P>): Promise<number>;
+}
+
+type Slot<P extends string> = { name: P } | { constant: unknown };
+
+interface Compiled<P extends string, R> {
+  query: CompiledQuery<R>;
+  positions: Slot<P>[];
+}
+
+export function defineQuery<P extends string, R>(
+  names: readonly P[],
+  build: (db: Executor, params: Record<P, Placeholder>) => Compilable<R>,
+): PrecompiledQuery<P, R> {
+  const byAdapter = new WeakMap<DialectAdapter, Compiled<P, R>>();
+  const compiledFor = (db: Executor): Compiled<P, R> => {
+    const adapter = db.getExecutor().adapter;
+    let compiled = byAdapter.get(adapter);
+    if (!compiled) {
+      const sentinels = Object.fromEntries(names.map((n) => [n, `\u0000param:${n}\u0000`])) as Record<P, string>;
+      const query = build(db, sentinels as Record<P, Placeholder>).compile();
+      // A parameter that is no sentinel is a constant of the query itself (a literal null, say).
+      const positions = query.parameters.map((value): Slot<P> => {
+        const name = names.find((n) => sentinels[n] === value);
+        return name === undefined ? { constant: value } : { name };
+      });
+      compiled = { query, positions };
+      byAdapter.set(adapter, compiled);
+    }
+    return compiled;
+  };
+  const execute = (db: Executor, params: Params<P>) => {
+    const { query, positions } = compiledFor(db);
+    return db.executeQuery<R>({ ...query, parameters: positions.map((slot) => ('name' in slot ? params[slot.name] : slot.constant)) });
+  };
+  return {
+    rows: async (db, params) => (await execute(db, params)).rows,
+    first: async (db, params) => (await execute(db, params)).rows[0],
+    changed: async (db, params) => Number((await execute(db, params)).numAffectedRows ?? 0n),
+  };
+}

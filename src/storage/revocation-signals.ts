@@ -1,0 +1,111 @@
+// Revocation signals: how every serving process learns at once that a grant or token was revoked, so
+// caches of token lookups never outlive a revocation (issue 2: "revocation effective immediately on
+// every node"). A cache may be used only while `reliable()` holds:
+// - SQLite (one serving process per file): signals are in-process, and SQLite's data_version tells
+//   when another process (the CLI, say) committed, which flushes every cache.
+// - PostgreSQL with REDIS_URL: signals travel over Redis pub/sub; while the subscription is not up,
+//   caches are bypassed and flushed.
+// - PostgreSQL without Redis: never reliable; every lookup reads the database.
+import { EventEmitter } from 'node:events';
+import { Redis } from 'ioredis';
+import type { Store } from './connect.js';
+
+export type RevocationSignal = { kind: 'grant'; grantId: string } | { kind: 'access_token'; tokenHash: string } | { kind: 'flush' };
+
+export interface RevocationSignals {
+  /** True while every revocation anywhere in the deployment is sure to reach this process. */
+  reliable(): boolean;
+  /** Tells this process now and, where there are others, every other process. Call after the commit. */
+  publish(signal: RevocationSignal): Promise<void>;
+  subscribe(listener: (signal: RevocationSignal) => void): void;
+  close(): Promise<void>;
+}
+
+const CHANNEL = 'schoolgate:revocations';
+
+function localBus() {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(50);
+  return {
+    emit: (signal: RevocationSignal) => emitter.emit('signal', signal),
+    subscribe: (listener: (signal: RevocationSignal) => void) => emitter.on('signal', listener),
+  };
+}
+
+function sqliteSignals(externalWriteVersion: () => number): RevocationSignals {
+  const bus = localBus();
+  let seen = externalWriteVersion();
+  return {
+    reliable() {
+      const version = externalWriteVersion();
+      if (version !== seen) {
+        seen = version;
+        bus.emit({ kind: 'flush' });
+      }
+      return true;
+    },
+    async publish(signal) {
+      bus.emit(signal);
+    },
+    subscribe: bus.subscribe,
+    close: async () => {},
+  };
+}
+
+function redisSignals(redisUrl: string): RevocationSignals {
+  const bus = localBus();
+  const options = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false } as const;
+  const publisher = new Redis(redisUrl, options);
+  const subscriber = new Redis(redisUrl, { ...options, enableOfflineQueue: true });
+  let subscribed = false;
+  const lost = () => {
+    if (subscribed) bus.emit({ kind: 'flush' });
+    subscribed = false;
+  };
+  // Errors are reported through `reliable()`; an unhandled 'error' event would end the process.
+  publisher.on('error', () => {});
+  subscriber.on('error', lost);
+  subscriber.on('close', lost);
+  subscriber.on('end', lost);
+  subscriber.on('ready', () => {
+    subscriber.subscribe(CHANNEL).then(() => {
+      // Anything published while we were not listening is unknown: start from an empty cache.
+      bus.emit({ kind: 'flush' });
+      subscribed = true;
+    }, lost);
+  });
+  subscriber.on('message', (_channel: string, message: string) => {
+    try {
+      bus.emit(JSON.parse(message) as RevocationSignal);
+    } catch {
+      bus.emit({ kind: 'flush' });
+    }
+  });
+  return {
+    reliable: () => subscribed,
+    async publish(signal) {
+      bus.emit(signal);
+      try {
+        await publisher.publish(CHANNEL, JSON.stringify(signal));
+      } catch {
+        // Other processes whose Redis link is down bypass their caches already; nothing else to do.
+      }
+    },
+    subscribe: bus.subscribe,
+    async close() {
+      subscriber.disconnect();
+      publisher.disconnect();
+    },
+  };
+}
+
+function noSignals(): RevocationSignals {
+  const bus = localBus();
+  return { reliable: () => false, publish: async (s) => void bus.emit(s), subscribe: bus.subscribe, close: async () => {} };
+}
+
+export function createRevocationSignals(store: Store, redisUrl: string | undefined): RevocationSignals {
+  if (store.externalWriteVersion) return sqliteSignals(store.externalWriteVersion);
+  if (redisUrl) return redisSignals(redisUrl);
+  return noSignals();
+}
