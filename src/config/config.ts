@@ -68,6 +68,8 @@ const platformSchema = z
           .default(64 * 1024),
         /** Requests per minute per client address at the token, revocation, introspection and registration endpoints. */
         oauth_rate_per_minute: z.number().int().positive().default(600),
+        /** Sign-in form submissions per minute per client address (the per-account lockout is separate). */
+        sign_in_rate_per_minute: z.number().int().positive().default(30),
       })
       .prefault({}),
   })

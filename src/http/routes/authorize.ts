@@ -141,7 +141,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
     '/oauth/sign-in',
     {
       schema: { summary: 'Sign-in form submission', tags: ['pages'], body: signInBody, consumes: ['application/x-www-form-urlencoded'] },
-      config: { kind: 'page', rateLimit: { max: 30, timeWindow: 60_000 } },
+      config: { kind: 'page', rateLimit: { max: config.platform.limits.sign_in_rate_per_minute, timeWindow: 60_000 } },
     },
     async (request, reply) => {
       const site = request.site;
