@@ -1,9 +1,16 @@
 // `schoolgate keys rotate` (SPEC 5.3; issue 2 section 3): next -> active -> retired, publish before use.
 import { parseArgs } from 'node:util';
 import { recordAudit } from '../audit/audit-log.js';
-import { rotateSiteKeys, signingKeyEncryptionKey } from '../keys/signing-keys.js';
+import {
+  JWKS_MAX_AGE_SECONDS,
+  MIN_NEXT_KEY_AGE_SECONDS,
+  NextKeyTooNewError,
+  rotateSiteKeys,
+  signingKeyEncryptionKey,
+} from '../keys/signing-keys.js';
 import {
   type Command,
+  CommandFailure,
   ENV_HELP,
   EXIT_OK,
   HELP_OPTION,
@@ -22,26 +29,40 @@ const RETIRE_MARGIN_SECONDS = 120;
 export const keysRotateCommand: Command = {
   name: 'keys rotate',
   summary: "rotate a site's signing keys",
-  help: `Usage: schoolgate keys rotate --site <slug>
+  help: `Usage: schoolgate keys rotate --site <slug> [--force]
 
 The published next key starts signing, the signing key is retired, and a new next key is
 published. Relying parties have seen a key in the JWKS before its first use; a retired key
 stays published for the ID token lifetime plus ${RETIRE_MARGIN_SECONDS} s, so every token it signed still
 verifies. Recorded in the site's audit log as keys.rotated.
 
+A rotation is refused while the next key is younger than ${MIN_NEXT_KEY_AGE_SECONDS} s: relying parties cache
+the JWKS for ${JWKS_MAX_AGE_SECONDS} s and must have seen a key before it signs.
+
 Options:
   --site <slug>   the site (see \`schoolgate site list\`)
+  --force         rotate even if the next key is new (an emergency: some clients may refetch the JWKS)
 
 ${ENV_HELP}`,
   async run(args, ctx) {
-    const { values } = parseOrUsage(() => parseArgs({ args, options: { site: { type: 'string' }, help: HELP_OPTION }, strict: true }));
+    const { values } = parseOrUsage(() =>
+      parseArgs({ args, options: { site: { type: 'string' }, force: { type: 'boolean' }, help: HELP_OPTION }, strict: true }),
+    );
     if (values.help) return printHelp(keysRotateCommand, ctx);
     const slug = required(values.site, '--site');
     const config = withConfig(ctx);
     const retireAfterSeconds = config.platform.lifetimes.id_token + RETIRE_MARGIN_SECONDS;
     const result = await withStore(config, async (store) => {
       const site = await requireSite(store, slug);
-      const rotated = await rotateSiteKeys(store.db, site.id, signingKeyEncryptionKey(config.secret), retireAfterSeconds, ctx.clock);
+      let rotated: Awaited<ReturnType<typeof rotateSiteKeys>>;
+      try {
+        rotated = await rotateSiteKeys(store.db, site.id, signingKeyEncryptionKey(config.secret), retireAfterSeconds, ctx.clock, {
+          minNextKeyAgeSeconds: values.force ? 0 : MIN_NEXT_KEY_AGE_SECONDS,
+        });
+      } catch (err) {
+        if (err instanceof NextKeyTooNewError) throw new CommandFailure(err.message);
+        throw err;
+      }
       await recordAudit(
         store.db,
         { siteId: site.id, kind: 'keys.rotated', detail: { activated: rotated.activated, retired: rotated.retired, next: rotated.next } },

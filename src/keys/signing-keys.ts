@@ -46,6 +46,21 @@ export async function initialiseSiteKeys(db: Kysely<Database>, siteId: string, m
   await db.insertInto('signing_keys').values(rows).execute();
 }
 
+/**
+ * How long the JWKS may be cached by relying parties (its Cache-Control max-age): a next key must have
+ * been published at least this long (plus a margin) before it may start signing.
+ */
+export const JWKS_MAX_AGE_SECONDS = 60;
+export const MIN_NEXT_KEY_AGE_SECONDS = JWKS_MAX_AGE_SECONDS + 30;
+
+/** The next key was published too recently for every relying party's cached JWKS to hold it. */
+export class NextKeyTooNewError extends Error {
+  override name = 'NextKeyTooNewError';
+  constructor(readonly waitSeconds: number) {
+    super(`the next key was published less than ${MIN_NEXT_KEY_AGE_SECONDS} s ago; rotate again in ${waitSeconds} s (or force it)`);
+  }
+}
+
 export interface RotationResult {
   activated: string;
   retired: string[];
@@ -62,13 +77,16 @@ export async function rotateSiteKeys(
   masterKey: Buffer,
   retireAfterSeconds: number,
   clock: Clock,
+  options: { minNextKeyAgeSeconds?: number } = {},
 ): Promise<RotationResult> {
   const fresh = await newKeyRow(siteId, 'next', masterKey, clock);
   return db.transaction().execute(async (trx) => {
     const now = clock.now();
-    const keys = await trx.selectFrom('signing_keys').select(['kid', 'state']).where('site_id', '=', siteId).execute();
+    const keys = await trx.selectFrom('signing_keys').select(['kid', 'state', 'created_at']).where('site_id', '=', siteId).execute();
     const next = keys.find((k) => k.state === 'next');
     if (!next) throw new Error('site has no next key to activate');
+    const minAgeMs = (options.minNextKeyAgeSeconds ?? 0) * 1000;
+    if (now - next.created_at < minAgeMs) throw new NextKeyTooNewError(Math.ceil((next.created_at + minAgeMs - now) / 1000));
     const active = keys.filter((k) => k.state === 'active').map((k) => k.kid);
     if (active.length > 0) {
       await trx

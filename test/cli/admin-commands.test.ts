@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/hashing.js';
 import { verifyPassword } from '../../src/kernel/password.js';
-import { publishedKeys } from '../../src/keys/signing-keys.js';
-import { systemClock } from '../../src/kernel/clock.js';
+import { MIN_NEXT_KEY_AGE_SECONDS, publishedKeys } from '../../src/keys/signing-keys.js';
+import { TestClock } from '../helpers/test-clock.js';
 import { openStore, type Store } from '../../src/storage/connect.js';
 import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
 import { cli, cliEnv } from './cli-harness.js';
@@ -17,6 +17,7 @@ for (const dialect of DIALECTS) {
     let cleanup: () => Promise<void>;
     let store: Store;
     let env: NodeJS.ProcessEnv;
+    const clock = new TestClock();
 
     const siteId = async (slug: string) =>
       (await store.db.selectFrom('sites').select('id').where('slug', '=', slug).executeTakeFirstOrThrow()).id;
@@ -285,12 +286,26 @@ for (const dialect of DIALECTS) {
       expect(south.stdout).not.toContain('North Web');
     });
 
+    it('keys rotate refuses a next key published less than the JWKS cache lifetime ago, unless --force is given', async () => {
+      const before = await keyStates('north');
+      const refused = await cli(['keys', 'rotate', '--site', 'north'], env, clock);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/next key was published less than \d+ s ago/);
+      expect(await keyStates('north')).toEqual(before);
+      const southBefore = await keyStates('south');
+      const forced = await cli(['keys', 'rotate', '--site', 'south', '--force'], env, clock);
+      expect(forced.code).toBe(0);
+      expect(await keyStates('south')).not.toEqual(southBefore);
+    });
+
     it('keys rotate activates the published next key, retires the active one and keeps it published for the ID token lifetime', async () => {
       const before = await keyStates('north');
       const active = before.find((k) => k.state === 'active')!.kid;
       const next = before.find((k) => k.state === 'next')!.kid;
-      const startedAt = Date.now();
-      const result = await cli(['keys', 'rotate', '--site', 'north'], env);
+      // Relying parties cache the JWKS for a minute: the next key must have been out that long.
+      clock.advance(MIN_NEXT_KEY_AGE_SECONDS * 1000);
+      const startedAt = clock.now();
+      const result = await cli(['keys', 'rotate', '--site', 'north'], env, clock);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(new RegExp(`activated\\s+${next}`));
@@ -301,17 +316,18 @@ for (const dialect of DIALECTS) {
       const retired = after.find((k) => k.kid === active)!;
       expect(retired.state).toBe('retired');
       expect(retired.publish_until).toBeGreaterThanOrEqual(startedAt + RETIRE_WINDOW_MS);
-      expect(retired.publish_until).toBeLessThanOrEqual(Date.now() + RETIRE_WINDOW_MS);
+      expect(retired.publish_until).toBeLessThanOrEqual(clock.now() + RETIRE_WINDOW_MS);
       const newNext = after.filter((k) => k.state === 'next');
       expect(newNext).toHaveLength(1);
       expect(result.stdout).toMatch(new RegExp(`next\\s+${newNext[0]!.kid}`));
 
-      const published = (await publishedKeys(store.db, await siteId('north'), systemClock)).map((k) => k.kid).sort();
+      const published = (await publishedKeys(store.db, await siteId('north'), clock)).map((k) => k.kid).sort();
       expect(published).toEqual([active, next, newNext[0]!.kid].sort());
     });
 
     it('keys rotate a second time retires the next key too and still keeps the first retired key', async () => {
-      const result = await cli(['keys', 'rotate', '--site', 'north'], env);
+      clock.advance(MIN_NEXT_KEY_AGE_SECONDS * 1000);
+      const result = await cli(['keys', 'rotate', '--site', 'north'], env, clock);
       expect(result.code).toBe(0);
       const states = (await keyStates('north')).map((k) => k.state).sort();
       expect(states).toEqual(['active', 'next', 'retired', 'retired']);

@@ -1,4 +1,5 @@
 // Runs the schoolgate CLI in-process (CONTRACT 1) and captures what it prints.
+import type { Clock } from '../../src/kernel/clock.js';
 import { runCli } from '../../src/cli/run.js';
 
 /** 48 characters: long enough for loadConfig's minimum of 32. */
@@ -23,10 +24,10 @@ export function cliEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): Node
   return { DATABASE_URL: databaseUrl, SCHOOLGATE_SECRET: TEST_SECRET, PORT: '4100', ...extra };
 }
 
-export async function cli(argv: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+export async function cli(argv: string[], env: NodeJS.ProcessEnv, clock?: Clock): Promise<CliResult> {
   const stdout = new Capture();
   const stderr = new Capture();
-  const code = await runCli(argv, { stdout, stderr }, env);
+  const code = await runCli(argv, { stdout, stderr }, env, clock ? { clock } : {});
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 

@@ -6,7 +6,7 @@ import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { unseal } from '../../src/kernel/sealing.js';
-import { rotateSiteKeys, signingKeyEncryptionKey } from '../../src/keys/signing-keys.js';
+import { MIN_NEXT_KEY_AGE_SECONDS, rotateSiteKeys, signingKeyEncryptionKey } from '../../src/keys/signing-keys.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { person } from '../helpers/person.js';
@@ -216,6 +216,8 @@ for (const dialect of DIALECTS) {
       const signedBy = String(decodeProtectedHeader(token).kid);
       let stdout = '';
       let stderr = '';
+      // The demo's next key was published moments ago: give relying parties' JWKS caches time first.
+      server.clock.advance(MIN_NEXT_KEY_AGE_SECONDS * 1000);
       const code = await runCli(
         ['keys', 'rotate', '--site', 'demo-academy'],
         {

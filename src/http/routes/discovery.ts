@@ -1,9 +1,10 @@
 // Discovery documents and the JWKS (SPEC 4.1), per origin.
 import type { FastifyInstance } from 'fastify';
 import { authorizationServerMetadata, openidConfiguration, PATHS, protectedResourceMetadata } from '../../oauth/discovery.js';
+import { JWKS_MAX_AGE_SECONDS } from '../../keys/signing-keys.js';
 import type { Services } from '../../services.js';
 
-const CACHE = 'public, max-age=60';
+const CACHE = `public, max-age=${JWKS_MAX_AGE_SECONDS}`;
 
 export function registerDiscoveryRoutes(app: FastifyInstance, services: Services): void {
   const platform = services.config.platform;
