@@ -67,7 +67,9 @@ describe.skipIf(!run)('browser: sign-in and consent in Chromium', () => {
     await page.keyboard.type('student@demo.test');
     await page.keyboard.press('Tab');
     await page.keyboard.type('student-pass-123');
-    await Promise.all([page.waitForURL(/\/oauth\/authorize\?/), page.keyboard.press('Enter')]);
+    // The sign-in page is already at /oauth/authorize?…, so wait for the consent page itself.
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('button[value="allow"]');
 
     const app = await server.store.db
       .selectFrom('member_clients')
