@@ -11,9 +11,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ONLY = process.env.BENCH_ONLY?.split(',');
 
-function start(script: string): Promise<{ child: ChildProcess; port: number }> {
+// BENCH_PROFILE=<dir> writes a V8 CPU profile of the application server into that folder.
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+
+function start(script: string, profile = false): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL(script, import.meta.url)), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+    const execArgv = ['--import', 'tsx', ...(profile && PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])];
+    const child = fork(fileURLToPath(new URL(script, import.meta.url)), { execArgv, stdio: 'inherit' });
     child.once('message', (m) => resolve({ child, port: (m as { port: number }).port }));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
@@ -60,7 +64,7 @@ async function tokenPair(origin: string, clientId: string, redirectUri: string, 
 const student = person('student');
 
 const bare = await start('./bare-server.ts');
-const app = await start('./app-server.ts');
+const app = await start('./app-server.ts', true);
 const origin = `http://localhost:${app.port}`;
 const webRedirect = 'http://127.0.0.1:8976/callback';
 const member = await tokenPair(origin, 'academy-member-web', webRedirect, 'openid profile email account:read', 'academy-member-secret');
@@ -90,44 +94,50 @@ const scenarios: Scenario[] = [
     name: 'refresh grant',
     bar: 1 / 5,
     options: async () => {
-      // One rotating chain per connection: each answer's refresh token is the next request's.
-      const chains: string[] = [];
-      for (let i = 0; i < CONNECTIONS; i++) {
-        chains.push(
+      // A pool of live refresh tokens: each request takes one and its answer puts the rotated one back,
+      // so every request is a real rotation (never a replay). Autocannon resets a request's context after
+      // each use, which is why the pool lives here; twice the connections leaves a spare for each.
+      const pool: string[] = [];
+      for (let i = 0; i < CONNECTIONS * 2; i++) {
+        pool.push(
           (await tokenPair(origin, 'academy-member-web', webRedirect, 'openid account:read', 'academy-member-secret')).refresh_token,
         );
       }
-      let next = 0;
       return {
         url: `${origin}/api/oauth/token`,
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        initialContext: {},
         requests: [
           {
-            setupRequest: (req, context) => {
-              const ctx = context as { chain?: number; token?: string };
-              if (ctx.chain === undefined) {
-                ctx.chain = next++ % chains.length;
-                ctx.token = chains[ctx.chain];
-              }
-              return {
-                ...req,
-                body: new URLSearchParams({
-                  grant_type: 'refresh_token',
-                  refresh_token: ctx.token ?? '',
-                  client_id: 'academy-member-web',
-                  client_secret: 'academy-member-secret',
-                }).toString(),
-              };
-            },
-            onResponse: (status, body, context) => {
-              if (status === 200) (context as { token?: string }).token = (JSON.parse(body) as { refresh_token: string }).refresh_token;
+            setupRequest: (req) => ({
+              ...req,
+              body: new URLSearchParams({
+                grant_type: 'refresh_token',
+                refresh_token: pool.shift() ?? '',
+                client_id: 'academy-member-web',
+                client_secret: 'academy-member-secret',
+              }).toString(),
+            }),
+            onResponse: (status, body) => {
+              if (status === 200) pool.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
             },
           },
         ],
       };
     },
+  },
+  {
+    name: 'graphql viewer',
+    bar: 1 / 4,
+    options: async () => ({
+      url: `${origin}/member/graphql`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${member.access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          '{ viewer { enrolledCourses(first: 20) { nodes { slug expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds } } } } }',
+      }),
+    }),
   },
 ];
 
@@ -145,4 +155,5 @@ for (const scenario of scenarios) {
 }
 console.log(`\n${SECONDS} s per run, ${CONNECTIONS} connections, load generator on the same box\n${rows.join('\n')}`);
 bare.child.kill();
-app.child.kill();
+// A clean exit lets a profiler write its output.
+app.child.send('exit');

@@ -12,6 +12,7 @@ import { registerAuthorizeRoutes } from './http/routes/authorize.js';
 import { registerAvatarRoutes } from './http/routes/avatars.js';
 import { registerDiscoveryRoutes } from './http/routes/discovery.js';
 import { registerDocRoutes } from './http/routes/docs.js';
+import { registerMcpRoutes } from './http/routes/mcp.js';
 import { registerRegistrationRoutes } from './http/routes/register.js';
 import { registerTokenRoutes } from './http/routes/token.js';
 import { registerUserInfoRoutes } from './http/routes/userinfo.js';
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerTokenRoutes(app, services);
   registerUserInfoRoutes(app, services);
+  registerMcpRoutes(app, services);
   registerRegistrationRoutes(app, services);
   registerAvatarRoutes(app);
 

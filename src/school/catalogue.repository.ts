@@ -63,7 +63,7 @@ const COURSES = 'catalogue_courses';
 const EVENTS = 'public_events';
 
 /** `%text%` for LIKE with the wildcard characters of the text itself escaped. */
-function containsPattern(text: string): string {
+export function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 

@@ -1,0 +1,180 @@
+// `/mcp` (SPEC 1, 4.4, 5.3, 5.4, 7; MCP 2025-06-18 / 2025-11-25 "Streamable HTTP" and "Authorization"):
+// a stateless Streamable HTTP endpoint. Every POST gets its own MCP server and transport, so any node can
+// answer any request. What the SDK cannot know is settled here first: the Origin (DNS rebinding), the
+// bearer verdict, and whether a `tools/call` needs a token or scopes the caller lacks.
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { INTERNAL_ERROR, jsonRpcError, PARSE_ERROR, requestIdOf, SERVER_ERROR, toolCallsIn } from '../../mcp/json-rpc.js';
+import { buildMcpServer } from '../../mcp/mcp-server.js';
+import { PATHS } from '../../oauth/discovery.js';
+import type { OperationContext } from '../../operations/operation.js';
+import { ANONYMOUS, accessFor, availableOn, type Caller, findOperation } from '../../operations/registry.js';
+import type { Services } from '../../services.js';
+import { type Site, variantCapabilities } from '../../sites/site.js';
+import { sendInsufficientScope, sendInvalidToken, wwwAuthenticate } from '../bearer-guard.js';
+import { handleError } from '../error-handler.js';
+
+/** How long a client should wait before retrying when the token store gave no verdict. */
+const RETRY_AFTER_SECONDS = '2';
+
+function sendJsonRpc(reply: FastifyReply, status: number, body: ReturnType<typeof jsonRpcError>): FastifyReply {
+  return reply.code(status).header('cache-control', 'no-store').type('application/json').send(body);
+}
+
+/**
+ * MCP "Streamable HTTP", security warning: servers MUST validate Origin and answer 403 when it is present
+ * and not allowed. Only the site's own origin is allowed; the site itself was chosen by Host, which already
+ * refuses unknown hosts. Clients outside a browser send no Origin and pass.
+ */
+async function checkOrigin(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === request.site.origin) return undefined;
+  // Returning the reply ends the request here (Fastify: an async hook that answered must return it).
+  return sendJsonRpc(reply, 403, jsonRpcError(SERVER_ERROR, `Forbidden: requests from the origin ${origin} are not accepted here.`));
+}
+
+/** Body errors as JSON-RPC answers, as the SDK itself would give them, instead of OAuth-style JSON. */
+function bodyErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return sendJsonRpc(reply, 415, jsonRpcError(SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json'));
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return sendJsonRpc(reply, 400, jsonRpcError(PARSE_ERROR, 'Parse error: the body is not valid JSON'));
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return sendJsonRpc(reply, 413, jsonRpcError(SERVER_ERROR, 'Payload Too Large: the body exceeds the size limit'));
+    default:
+      return handleError(error, request, reply);
+  }
+}
+
+/**
+ * The bearer check could not reach a verdict (store down or slower than 2 s). It is our fault, not the
+ * token's, so neither answer carries WWW-Authenticate or a 401: a client must retry, not re-authorize.
+ * Variant A answers 503 temporarily_unavailable (SPEC 7); variant B has no 503 (SPEC 1), so it answers 500
+ * with a JSON-RPC internal error.
+ */
+function sendUnavailable(reply: FastifyReply, site: Site, body: unknown): FastifyReply {
+  if (variantCapabilities(site.variant).mcpUnavailable503) {
+    return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).header('cache-control', 'no-store').type('application/json').send({
+      error: 'temporarily_unavailable',
+      error_description:
+        'the service cannot check access tokens right now; retry after the time in Retry-After. Your token may well be valid: do not re-authorize.',
+    });
+  }
+  return sendJsonRpc(
+    reply,
+    500,
+    jsonRpcError(
+      INTERNAL_ERROR,
+      'Internal error: the service cannot check access tokens right now; retry shortly. Your token may well be valid: do not re-authorize.',
+      requestIdOf(body),
+    ),
+  );
+}
+
+/**
+ * An anonymous `tools/call` of a tool that needs a token. 401 rather than 403: insufficient_scope
+ * (RFC 6750 3.1) presumes a token, and MCP clients start authorization on a 401 (MCP "Authorization",
+ * 2025-06-18 and later), reading `resource_metadata` and `scope` from WWW-Authenticate to ask for the
+ * right scopes at once. `error="invalid_token"` follows SPEC 7, which uses it for a missing token too.
+ */
+function sendNeedsToken(reply: FastifyReply, site: Site, tool: string, scopes: readonly string[]): FastifyReply {
+  const description = `the tool ${tool} needs an access token with the scope ${scopes.join(' ')}; authorize and send it as Authorization: Bearer <token>`;
+  return reply
+    .code(401)
+    .header('www-authenticate', wwwAuthenticate(site, 'invalid_token', description, scopes))
+    .header('cache-control', 'no-store')
+    .type('application/json')
+    .send({ error: 'invalid_token', error_description: description });
+}
+
+async function handlePost(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const site = request.site;
+  // Every request with a token is checked, `initialize` and `tools/list` included: a bad token is refused,
+  // never served as anonymous (issue 4, section 2).
+  const verdict = await services.bearer.check(site, request.headers.authorization);
+  let caller: Caller = ANONYMOUS;
+  let personId: string | null = null;
+  switch (verdict.kind) {
+    case 'missing':
+      break;
+    case 'invalid_token':
+      return sendInvalidToken(reply, site, verdict.description);
+    case 'unavailable':
+      return sendUnavailable(reply, site, request.body);
+    case 'valid':
+      caller = { authenticated: true, scopes: verdict.token.scopes };
+      personId = verdict.token.personId;
+      break;
+  }
+
+  // A call of a tool the caller may not use is refused at the HTTP level, so the client can authorize or
+  // step up (MCP 2025-11-25 "Scope challenge handling"). Unknown tools, and tools this variant lacks, are
+  // left to the SDK, which answers that no such tool exists.
+  for (const name of toolCallsIn(request.body)) {
+    const operation = findOperation(name);
+    if (!operation || !availableOn(operation, site)) continue;
+    const access = accessFor(operation, caller);
+    if (access.kind === 'needs_token') return sendNeedsToken(reply, site, name, access.scopes);
+    if (access.kind === 'insufficient_scope') {
+      return sendInsufficientScope(
+        reply,
+        site,
+        access.scopes,
+        `the tool ${name} needs the scope ${access.missing.join(' ')}; authorize again asking for ${access.scopes.join(' ')}`,
+      );
+    }
+  }
+
+  // Handlers see the token's site and person and nothing else (SPEC 5.2: one person's data at one site).
+  const ctx: OperationContext = { db: services.db, site, clock: services.clock, personId, scopes: caller.scopes };
+  const server = buildMcpServer(ctx, caller, {
+    logFault: (err, tool) => request.log.error({ err, tool }, 'mcp tool fault'),
+  });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  // The SDK writes the response itself on the raw Node objects; Fastify must not answer as well.
+  reply.hijack();
+  const res = reply.raw;
+  // Answers are per caller and may hold a member's data: no cache may keep them.
+  res.setHeader('cache-control', 'no-store');
+  res.on('close', () => {
+    server.close().catch((err: unknown) => request.log.warn({ err }, 'closing the mcp server failed'));
+  });
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, res, request.body);
+  } catch (err) {
+    request.log.error({ err }, 'mcp request failed');
+    if (!res.headersSent) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(jsonRpcError(INTERNAL_ERROR, 'Internal error: try again in a moment.', requestIdOf(request.body))));
+    } else {
+      res.end();
+    }
+  }
+  return undefined;
+}
+
+export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
+  const schema = {
+    summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless, JSON responses)',
+    description:
+      'Public tools without a token; member or operator tools with a bearer token. Send each JSON-RPC message as a POST with ' +
+      'Accept: application/json, text/event-stream.',
+    tags: ['mcp'],
+  };
+  app.post(PATHS.mcp, { schema, onRequest: checkOrigin, errorHandler: bodyErrorHandler }, (request, reply) =>
+    handlePost(services, request, reply),
+  );
+  // A stateless server offers no SSE stream (GET) and no session to end (DELETE): MCP "Streamable HTTP"
+  // lets it answer both with 405 Method Not Allowed.
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    sendJsonRpc(
+      reply.header('allow', 'POST'),
+      405,
+      jsonRpcError(SERVER_ERROR, 'Method Not Allowed: this MCP endpoint is stateless; send every JSON-RPC message as a POST.'),
+    );
+  app.get(PATHS.mcp, { schema, onRequest: checkOrigin }, notAllowed);
+  app.delete(PATHS.mcp, { schema, onRequest: checkOrigin }, notAllowed);
+}

@@ -1,0 +1,61 @@
+// The operation registry (ARCHITECTURE "Operations"): every school operation once, and the one rule of who
+// may use which (SPEC 5.2 audiences, 5.4 anonymous access, 5.5 scopes, SPEC 1 variant differences).
+// /mcp `tools/list`, its scope check before `tools/call`, and the operator API later all ask this module.
+import { type Site, variantCapabilities } from '../sites/site.js';
+import { MEMBER_OPERATIONS } from './member-operations.js';
+import type { Operation } from './operation.js';
+import { OPERATOR_OPERATIONS } from './operator-operations.js';
+import { PUBLIC_OPERATIONS } from './public-operations.js';
+
+export const OPERATIONS: readonly Operation[] = [...PUBLIC_OPERATIONS, ...MEMBER_OPERATIONS, ...OPERATOR_OPERATIONS];
+
+const BY_NAME = new Map<string, Operation>();
+for (const operation of OPERATIONS) {
+  // Checked once at load, so a mistake in a definition stops the server instead of opening a tool to all.
+  if (BY_NAME.has(operation.name)) throw new Error(`operation ${operation.name} is defined twice`);
+  if ((operation.audience === 'public') !== (operation.scopes.length === 0)) {
+    throw new Error(`operation ${operation.name}: public operations need no scope, and every other operation needs one`);
+  }
+  BY_NAME.set(operation.name, operation);
+}
+
+export function findOperation(name: string): Operation | undefined {
+  return BY_NAME.get(name);
+}
+
+/** Who is asking: anonymous (no Authorization header) or the holder of a valid token with its scopes. */
+export interface Caller {
+  authenticated: boolean;
+  scopes: readonly string[];
+}
+
+export const ANONYMOUS: Caller = { authenticated: false, scopes: [] };
+
+/** False when the site's variant lacks what the operation needs (the inbox exists on variant A only). */
+export function availableOn(operation: Operation, site: Site): boolean {
+  return operation.requires === null || variantCapabilities(site.variant)[operation.requires];
+}
+
+export type Access =
+  | { kind: 'allowed' }
+  /** Anonymous caller, non-public operation: a token with these scopes is needed. */
+  | { kind: 'needs_token'; scopes: readonly string[] }
+  /** Token holder without every scope the operation needs; `scopes` names all of them (MCP 2026-07-28). */
+  | { kind: 'insufficient_scope'; scopes: readonly string[]; missing: readonly string[] };
+
+/**
+ * Whether a caller may use an operation that the site offers. Scopes alone decide among token holders:
+ * the audience policy of oauth/scopes.ts already keeps `account:*` from operator clients and operator
+ * scopes from member applications, so a scope implies its audience.
+ */
+export function accessFor(operation: Operation, caller: Caller): Access {
+  if (operation.scopes.length === 0) return { kind: 'allowed' };
+  if (!caller.authenticated) return { kind: 'needs_token', scopes: operation.scopes };
+  const missing = operation.scopes.filter((s) => !caller.scopes.includes(s));
+  return missing.length === 0 ? { kind: 'allowed' } : { kind: 'insufficient_scope', scopes: operation.scopes, missing };
+}
+
+/** Exactly the operations this caller may use at this site, in registry order. */
+export function operationsFor(site: Site, caller: Caller): Operation[] {
+  return OPERATIONS.filter((operation) => availableOn(operation, site) && accessFor(operation, caller).kind === 'allowed');
+}

@@ -1,0 +1,106 @@
+// MCP "Streamable HTTP" (2025-06-18, 2025-11-25) on a stateless server, and SPEC 5.4 anonymous access:
+// initialize with the SDK's own client, version negotiation, POST-only, Origin validation, no caching.
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
+import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { connectMcp, mcpPost, structured, toolCall } from '../helpers/mcp.js';
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`Streamable HTTP /mcp (${dialect})`, () => {
+    let server: DemoServer;
+    beforeAll(async () => {
+      server = await startDemoServer(dialect);
+    });
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    it('initializes an anonymous SDK client and names the school in serverInfo', async () => {
+      const client = await connectMcp(server.academy);
+      try {
+        expect(client.getServerVersion()).toMatchObject({ name: 'schoolgate', title: 'Demo Academy' });
+        expect(client.getServerCapabilities()?.tools).toBeDefined();
+        expect(client.getInstructions()).toMatch(/treat them as data/);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('negotiates the protocol version: echoes a supported one, answers its latest for an unknown one', async () => {
+      const initialize = (protocolVersion: string) => ({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
+      const older = await mcpPost(server.academy, initialize('2025-06-18'));
+      expect(older.status).toBe(200);
+      expect(older.body).toMatchObject({ result: { protocolVersion: '2025-06-18' } });
+      const unknown = await mcpPost(server.academy, initialize('2099-01-01'));
+      expect(unknown.body).toMatchObject({ result: { protocolVersion: LATEST_PROTOCOL_VERSION } });
+      // Stateless: no session is handed out.
+      expect(older.headers.get('mcp-session-id')).toBeNull();
+    });
+
+    it('answers a tools/call without initialize (stateless), as JSON, with Cache-Control: no-store', async () => {
+      const answer = await mcpPost(server.academy, toolCall('get_school'));
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      expect(answer.body).toMatchObject({ id: 1, result: { structuredContent: { name: 'Demo Academy', origin: server.academy } } });
+    });
+
+    it('refuses an unsupported MCP-Protocol-Version header with 400', async () => {
+      const answer = await mcpPost(server.academy, toolCall('get_school'), { headers: { 'mcp-protocol-version': '1900-01-01' } });
+      expect(answer.status).toBe(400);
+    });
+
+    it('answers GET and DELETE with 405 and Allow: POST (no SSE stream, no session)', async () => {
+      for (const method of ['GET', 'DELETE']) {
+        const res = await fetch(`${server.academy}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+        expect(res.status, method).toBe(405);
+        expect(res.headers.get('allow')).toBe('POST');
+        expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      }
+    });
+
+    it('refuses a foreign Origin with 403 before anything else, and accepts the site’s own origin', async () => {
+      const foreign = await mcpPost(server.academy, toolCall('get_school'), { headers: { origin: 'https://evil.example' } });
+      expect(foreign.status).toBe(403);
+      expect(foreign.body).toMatchObject({ error: { code: -32000 } });
+      // The other demo site's origin is foreign here too.
+      const otherSite = await mcpPost(server.academy, toolCall('get_school'), { headers: { origin: server.studio } });
+      expect(otherSite.status).toBe(403);
+      const nullOrigin = await mcpPost(server.academy, toolCall('get_school'), { headers: { origin: 'null' } });
+      expect(nullOrigin.status).toBe(403);
+      const own = await mcpPost(server.academy, toolCall('get_school'), { headers: { origin: server.academy } });
+      expect(own.status).toBe(200);
+      const get = await fetch(`${server.academy}/mcp`, { headers: { origin: 'https://evil.example' } });
+      expect(get.status).toBe(403);
+    });
+
+    it('answers a body that is not JSON with a JSON-RPC parse error, and a wrong Content-Type with 415', async () => {
+      const broken = await mcpPost(server.academy, '{"jsonrpc":');
+      expect(broken.status).toBe(400);
+      expect(broken.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+      const text = await mcpPost(server.academy, 'hello', { headers: { 'content-type': 'text/plain' } });
+      expect(text.status).toBe(415);
+    });
+
+    it('requires Accept to name both application/json and text/event-stream (406 otherwise)', async () => {
+      const answer = await mcpPost(server.academy, toolCall('get_school'), { headers: { accept: 'application/json' } });
+      expect(answer.status).toBe(406);
+    });
+
+    it('serves each site its own school at its own origin', async () => {
+      const client = await connectMcp(server.studio);
+      try {
+        const school = structured(await client.callTool({ name: 'get_school', arguments: {} }));
+        expect(school).toMatchObject({ name: 'Demo Studio', origin: server.studio });
+      } finally {
+        await client.close();
+      }
+    });
+  });
+}
