@@ -13,6 +13,7 @@ import { registerAvatarRoutes } from './http/routes/avatars.js';
 import { registerDiscoveryRoutes } from './http/routes/discovery.js';
 import { registerDocRoutes } from './http/routes/docs.js';
 import { registerMcpRoutes } from './http/routes/mcp.js';
+import { registerMemberGraphqlRoutes } from './http/routes/member-graphql.js';
 import { registerRegistrationRoutes } from './http/routes/register.js';
 import { registerTokenRoutes } from './http/routes/token.js';
 import { registerUserInfoRoutes } from './http/routes/userinfo.js';
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerTokenRoutes(app, services);
   registerUserInfoRoutes(app, services);
   registerMcpRoutes(app, services);
+  registerMemberGraphqlRoutes(app, services);
   registerRegistrationRoutes(app, services);
   registerAvatarRoutes(app);
 
