@@ -47,6 +47,9 @@ export async function up(db: AnyDb): Promise<void> {
     .execute();
   await db.schema.createIndex('lectures_course').on('lectures').columns(['site_id', 'course_id', 'position']).execute();
   await db.schema.createIndex('lectures_section').on('lectures').columns(['section_id']).execute();
+  // Loaders ask for lectures by id within a site; without this, SQLite's planner picks lectures_course
+  // for the site_id equality and scans every lecture of the site.
+  await db.schema.createIndex('lectures_site_id').on('lectures').columns(['site_id', 'id']).execute();
 
   await db.schema
     .createTable('enrollments')
