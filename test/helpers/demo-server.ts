@@ -28,10 +28,12 @@ export interface DemoServerOptions {
   /** Changes to the platform config (lifetimes, limits, CIMD policy) for this server. */
   platform?: (platform: PlatformConfig) => void;
   env?: Record<string, string>;
+  /** A database to use instead of a fresh one of the dialect (a proxied one, say); cleaned up on close. */
+  database?: { url: string; cleanup: () => Promise<void> };
 }
 
 export async function startDemoServer(dialect: TestDialect, options: DemoServerOptions = {}): Promise<DemoServer> {
-  const { url, cleanup } = await freshDatabaseUrl(dialect);
+  const { url, cleanup } = options.database ?? (await freshDatabaseUrl(dialect));
   const config = loadConfig({
     demo: true,
     env: { DATABASE_URL: url, SCHOOLGATE_SECRET: randomBytes(32).toString('base64url'), PORT: '0', ...options.env },
