@@ -47,6 +47,14 @@ function text(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * What the audit log keeps of a typed e-mail: people sometimes type their password into the wrong
+ * field, so anything that does not look like an address is not recorded.
+ */
+function auditableEmail(typed: string): string {
+  return /^[^\s@]{1,64}@[^\s@]{1,255}$/.test(typed) ? typed.toLowerCase() : '(not an e-mail address)';
+}
+
 /** Only an authorization request on this origin may be returned to after signing in. */
 function safeReturnTo(value: string | undefined): string | undefined {
   return value?.startsWith(`${PATHS.authorization}?`) ? value : undefined;
@@ -164,7 +172,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
         clock,
       );
       if (result.kind === 'locked') {
-        await recordAudit(db, { siteId: site.id, kind: 'sign_in.locked', detail: { email } }, clock);
+        await recordAudit(db, { siteId: site.id, kind: 'sign_in.locked', detail: { email: auditableEmail(email) } }, clock);
         reply.header('retry-after', String(result.retryAfterSeconds));
         return showSignIn(request, reply, 429, returnTo, {
           email,
@@ -172,7 +180,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
         });
       }
       if (result.kind === 'wrong') {
-        await recordAudit(db, { siteId: site.id, kind: 'sign_in.failed', detail: { email } }, clock);
+        await recordAudit(db, { siteId: site.id, kind: 'sign_in.failed', detail: { email: auditableEmail(email) } }, clock);
         return showSignIn(request, reply, 401, returnTo, { email, error: 'The email or password is not right.' });
       }
       const sessionId = await createSession(db, site.id, result.personId, config.platform.lifetimes.session, clock);
