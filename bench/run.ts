@@ -69,6 +69,30 @@ const origin = `http://localhost:${app.port}`;
 const webRedirect = 'http://127.0.0.1:8976/callback';
 const member = await tokenPair(origin, 'academy-member-web', webRedirect, 'openid profile email account:read', 'academy-member-secret');
 
+/** A stateless MCP tools/call (no initialize needed), as the Streamable HTTP transport sends it. */
+function mcpToolCall(name: string, args: Record<string, unknown>, accessToken?: string): autocannon.Options {
+  return {
+    url: `${origin}/mcp`,
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  };
+}
+
+/** Measures only calls that succeed: one call first, refusing an error result. */
+async function checkedToolCall(options: autocannon.Options): Promise<autocannon.Options> {
+  const res = await fetch(options.url, { method: 'POST', headers: options.headers, body: options.body as string });
+  const answer = (await res.json()) as { result?: { isError?: boolean }; error?: unknown };
+  if (!res.ok || answer.error || !answer.result || answer.result.isError)
+    throw new Error(`tool call fails: ${JSON.stringify(answer).slice(0, 300)}`);
+  return options;
+}
+
 type Scenario = { name: string; bar: number; options: () => Promise<autocannon.Options> };
 const scenarios: Scenario[] = [
   {
@@ -138,6 +162,16 @@ const scenarios: Scenario[] = [
           '{ viewer { enrolledCourses(first: 20) { nodes { slug expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds } } } } }',
       }),
     }),
+  },
+  {
+    name: 'mcp anonymous tools/call',
+    bar: 1 / 4,
+    options: () => checkedToolCall(mcpToolCall('search_courses', { query: 'design' })),
+  },
+  {
+    name: 'mcp member tools/call',
+    bar: 1 / 4,
+    options: () => checkedToolCall(mcpToolCall('list_my_enrollments', {}, member.access_token)),
   },
 ];
 
