@@ -86,7 +86,11 @@ function mcpToolCall(name: string, args: Record<string, unknown>, accessToken?: 
 
 /** Measures only calls that succeed: one call first, refusing an error result. */
 async function checkedToolCall(options: autocannon.Options): Promise<autocannon.Options> {
-  const res = await fetch(options.url, { method: 'POST', headers: options.headers as Record<string, string>, body: options.body as string });
+  const res = await fetch(options.url, {
+    method: 'POST',
+    headers: options.headers as Record<string, string>,
+    body: options.body as string,
+  });
   const answer = (await res.json()) as { result?: { isError?: boolean }; error?: unknown };
   if (!res.ok || answer.error || !answer.result || answer.result.isError)
     throw new Error(`tool call fails: ${JSON.stringify(answer).slice(0, 300)}`);
