@@ -12,6 +12,10 @@ import { type BearerChecker, createBearerChecker } from './oauth/bearer.js';
 import type { TokenContext } from './oauth/token/token-context.js';
 import { AccessTokenCache } from './oauth/tokens/access-token-cache.js';
 import { createRevocationSignals, type RevocationSignals } from './storage/revocation-signals.js';
+import { CoherentCache } from './storage/coherent-cache.js';
+import { findPersonWithRoles, type PersonLookup, type PersonWithRoles } from './people/people.repository.js';
+import { findMemberApp } from './clients/member-apps.repository.js';
+import type { MemberClientsTable } from './storage/schema.js';
 import { SiteDirectory } from './sites/site-directory.js';
 import type { Database } from './storage/schema.js';
 
@@ -25,6 +29,8 @@ export interface Services {
   tokenContext: TokenContext;
   /** The one bearer check for every protected resource. */
   bearer: BearerChecker;
+  /** People with their roles per site, cached coherently. */
+  people: PersonLookup;
   /** Revocation signals between the processes of a deployment. */
   signals: RevocationSignals;
   /** Keys derived from SCHOOLGATE_SECRET, one per purpose. */
@@ -45,10 +51,19 @@ export function createServices(deps: AppDeps): Services {
     },
     clock,
   );
-  const clients = createClientResolver(db, config.platform.vendors, cimd);
   const keys = new KeyCache(db, signingKeyEncryptionKey(config.secret), clock);
   const signals = createRevocationSignals(deps.store, config.redisUrl);
   const accessTokens = new AccessTokenCache(signals, clock);
+  // Read on every UserInfo call and every client authentication; both change rarely and flush on change.
+  const peopleCache = new CoherentCache<PersonWithRoles>(signals, clock);
+  const people: PersonLookup = (siteId, personId) =>
+    peopleCache.get(`${siteId}\u0000${personId}`, () => findPersonWithRoles(db, siteId, personId));
+  const appCache = new CoherentCache<MemberClientsTable>(signals, clock);
+  const clients = createClientResolver(
+    (siteId, clientId) => appCache.get(`${siteId}\u0000${clientId}`, () => findMemberApp(db, siteId, clientId)),
+    config.platform.vendors,
+    cimd,
+  );
   return {
     config,
     db,
@@ -56,9 +71,10 @@ export function createServices(deps: AppDeps): Services {
     sites: new SiteDirectory(db, clock),
     keys,
     clients,
-    tokenContext: { db, clock, keys, clients, lifetimes: config.platform.lifetimes, signals, accessTokens },
+    tokenContext: { db, clock, keys, clients, lifetimes: config.platform.lifetimes, signals, accessTokens, people },
     csrfKey: deriveKey(config.secret, 'csrf'),
     bearer: createBearerChecker(db, clock, accessTokens),
     signals,
+    people,
   };
 }

@@ -16,7 +16,7 @@ import {
   requireSite,
   UsageError,
   withConfig,
-  withStore,
+  withStoreAnnouncingChange,
   writeLine,
 } from './command.js';
 
@@ -99,7 +99,7 @@ ${ENV_HELP}`,
     const redirectUris = [...new Set(uris.map((u) => parseRedirectUri(u.trim())))];
     const scopes = parseMemberScopes(required(values.scope, '--scope'));
 
-    const { site, created } = await withStore(withConfig(ctx), async (store) => {
+    const { site, created } = await withStoreAnnouncingChange(withConfig(ctx), async (store) => {
       const site = await requireSite(store, slug);
       const created = await store.db.transaction().execute(async (trx) => {
         const app = await createMemberApp(trx, { siteId: site.id, name, kind, redirectUris, scopes }, ctx.clock);

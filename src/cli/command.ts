@@ -1,4 +1,5 @@
 // What every `schoolgate` command (CONTRACT 1) shares: its shape, argument parsing, typed exits, store access.
+import { announceChange } from '../storage/revocation-signals.js';
 import { type Config, loadConfig } from '../config/config.js';
 import type { Clock } from '../kernel/clock.js';
 import { findSiteBySlug } from '../sites/sites.repository.js';
@@ -91,6 +92,18 @@ export async function withStore<T>(config: Config, fn: (store: Store) => Promise
   } finally {
     await store.close();
   }
+}
+
+/**
+ * withStore for commands that change people, roles or applications: afterwards the serving processes
+ * are told to drop what they cached of them.
+ */
+export async function withStoreAnnouncingChange<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+  return withStore(config, async (store) => {
+    const result = await fn(store);
+    await announceChange(store, config.redisUrl);
+    return result;
+  });
 }
 
 export async function requireSite(store: Store, slug: string): Promise<Site> {

@@ -1,21 +1,26 @@
 // Client resolution (SPEC 4.2, 5.2): the one place that turns a client_id into a Client, whether it
 // names a member application of this site, a vendor integration of the platform, or a Client ID
 // Metadata Document URL. Throws CimdError when a document or its host is refused.
-import type { Kysely } from 'kysely';
 import type { VendorIntegration } from '../config/config.js';
 import { audienceScopes, UNREVIEWED_CIMD_SCOPES } from '../oauth/scopes.js';
 import type { Site } from '../sites/site.js';
-import type { Database } from '../storage/schema.js';
+import type { MemberClientsTable } from '../storage/schema.js';
 import type { CimdResolver } from './cimd/resolver.js';
 import { CimdError } from './cimd/types.js';
 import type { Client } from './client.js';
-import { findMemberApp } from './member-apps.repository.js';
 
 export interface ClientResolver {
   resolve(site: Site, clientId: string): Promise<Client | undefined>;
 }
 
-export function createClientResolver(db: Kysely<Database>, vendors: readonly VendorIntegration[], cimd: CimdResolver): ClientResolver {
+/** Finds a member application of a site (a repository read, or a cached one: services.ts). */
+export type MemberAppLookup = (siteId: string, clientId: string) => Promise<MemberClientsTable | undefined>;
+
+export function createClientResolver(
+  memberApps: MemberAppLookup,
+  vendors: readonly VendorIntegration[],
+  cimd: CimdResolver,
+): ClientResolver {
   const vendorById = new Map(vendors.map((v) => [v.client_id, v]));
   return {
     async resolve(site, clientId) {
@@ -57,7 +62,7 @@ export function createClientResolver(db: Kysely<Database>, vendors: readonly Ven
           documentHost: null,
         };
       }
-      const app = await findMemberApp(db, site.id, clientId);
+      const app = await memberApps(site.id, clientId);
       if (!app) return undefined;
       const ceiling = audienceScopes('member');
       const granted = app.scopes.split(' ');

@@ -70,7 +70,12 @@ export async function rolesAtSite(db: Kysely<Database>, siteId: string, personId
   return ROLES.filter((r) => held.has(r));
 }
 
-/** A person with their roles at one site, read in one query (the UserInfo and ID token hot path). */
+/** A person with their roles at one site. */
+export type PersonWithRoles = Person & { roles: Role[] };
+
+/** Finds a person with their roles at one site (a repository read, or a cached one: services.ts). */
+export type PersonLookup = (siteId: string, personId: string) => Promise<PersonWithRoles | undefined>;
+
 const personWithRoles = defineQuery(['siteId', 'personId'], (db, p) =>
   db
     .selectFrom('people')
@@ -80,11 +85,7 @@ const personWithRoles = defineQuery(['siteId', 'personId'], (db, p) =>
 );
 
 /** A person with their roles at one site, read in one query (the UserInfo and ID token hot path). */
-export async function findPersonWithRoles(
-  db: Kysely<Database>,
-  siteId: string,
-  personId: string,
-): Promise<(Person & { roles: Role[] }) | undefined> {
+export async function findPersonWithRoles(db: Kysely<Database>, siteId: string, personId: string): Promise<PersonWithRoles | undefined> {
   const rows = await personWithRoles.rows(db, { siteId, personId });
   const first = rows[0];
   if (!first) return undefined;

@@ -109,3 +109,18 @@ export function createRevocationSignals(store: Store, redisUrl: string | undefin
   if (redisUrl) return redisSignals(redisUrl);
   return noSignals();
 }
+
+/**
+ * For a process that writes but does not serve (the CLI): tells the serving processes to drop their
+ * caches. Only PostgreSQL deployments with Redis need it; on SQLite, data_version already carries it.
+ */
+export async function announceChange(store: Store, redisUrl: string | undefined): Promise<void> {
+  if (store.externalWriteVersion || !redisUrl) return;
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.publish(CHANNEL, JSON.stringify({ kind: 'flush' } satisfies RevocationSignal));
+  } finally {
+    client.disconnect();
+  }
+}

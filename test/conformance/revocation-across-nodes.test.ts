@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { runCli } from '../../src/cli/run.js';
 import { openStore, type Store } from '../../src/storage/connect.js';
 import { revokeGrant } from '../../src/oauth/tokens/tokens.repository.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
@@ -104,5 +105,73 @@ describe('SQLite: a revocation written by another process is seen at once', () =
       .executeTakeFirstOrThrow();
     await revokeGrant(other.db, row.site_id, row.grant_id, server.clock);
     expect(await userInfoVia(server.port, host, tokens.access_token)).toBe(401);
+  });
+});
+
+// People and their roles are cached per process too (UserInfo, ID tokens); a change made by the CLI,
+// another process, must show at once.
+async function grantWithCli(server: DemoServer, email: string, role: string, extraEnv: Record<string, string> = {}): Promise<void> {
+  let stderr = '';
+  const code = await runCli(
+    ['role', 'grant', '--site', 'demo-academy', '--email', email, '--role', role],
+    {
+      stdout: { write: () => true },
+      stderr: {
+        write: (chunk: string) => {
+          stderr += chunk;
+          return true;
+        },
+      },
+    },
+    { DATABASE_URL: server.config.databaseUrl, SCHOOLGATE_SECRET: server.config.secret, ...extraEnv },
+  );
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+}
+
+async function rolesAt(origin: string, accessToken: string): Promise<string[]> {
+  const res = await fetch(`${origin}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { roles: string[] }).roles;
+}
+
+describe('SQLite: a role granted by the CLI shows in UserInfo at once', () => {
+  let server: DemoServer;
+  beforeAll(async () => {
+    server = await startDemoServer('sqlite');
+  });
+  afterAll(() => server?.close());
+
+  it('reads the new role on the next UserInfo call although the person was cached', async () => {
+    const tokens = await getTokens(server, DEMO_CLIENTS.academyApp);
+    expect(await rolesAt(server.academy, tokens.access_token)).toEqual(['student']);
+    expect(await rolesAt(server.academy, tokens.access_token)).toEqual(['student']);
+    await grantWithCli(server, 'student@demo.test', 'lecturer');
+    expect(await rolesAt(server.academy, tokens.access_token)).toEqual(['lecturer', 'student']);
+  });
+});
+
+describe.skipIf(skipDialect('postgres') || !redis)('PostgreSQL with Redis: a role granted by the CLI shows in UserInfo at once', () => {
+  let server: DemoServer;
+  beforeAll(async () => {
+    server = await startDemoServer('postgres', { env: { REDIS_URL } });
+    for (let i = 0; !server.app.services.signals.reliable() && i < 100; i++) await new Promise((r) => setTimeout(r, 20));
+  });
+  afterAll(() => server?.close());
+
+  it('reads the new role on the next UserInfo call although the person was cached', async () => {
+    expect(server.app.services.signals.reliable()).toBe(true);
+    const tokens = await getTokens(server, DEMO_CLIENTS.academyApp);
+    expect(await rolesAt(server.academy, tokens.access_token)).toEqual(['student']);
+    expect(await rolesAt(server.academy, tokens.access_token)).toEqual(['student']);
+    await grantWithCli(server, 'student@demo.test', 'lecturer', { REDIS_URL });
+    // The flush travels over Redis pub/sub; allow it the moment it takes to arrive.
+    let roles: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      roles = await rolesAt(server.academy, tokens.access_token);
+      if (roles.length > 1) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(roles).toEqual(['lecturer', 'student']);
   });
 });

@@ -27,7 +27,7 @@ export function registerUserInfoRoutes(app: FastifyInstance, services: Services)
           .send({ error: 'temporarily_unavailable', error_description: 'try again shortly' });
       return reply;
     }
-    return reply.header('cache-control', 'no-store').send(await userInfo(services.db, request.site, guard.token));
+    return reply.header('cache-control', 'no-store').send(await userInfo(services.people, request.site, guard.token));
   };
   const schema = { summary: 'UserInfo', tags: ['oauth'], security: [{ bearer: [] }], response: { 200: claims } };
   app.get(PATHS.userinfo, { schema, config: { kind: 'resource' } }, handler);

@@ -10,6 +10,7 @@ import type { RawParams } from '../parameters.js';
 import type { Client } from '../../clients/client.js';
 import type { RevocationSignals } from '../../storage/revocation-signals.js';
 import type { AccessTokenCache } from '../tokens/access-token-cache.js';
+import type { PersonLookup } from '../../people/people.repository.js';
 
 export interface TokenContext {
   db: Kysely<Database>;
@@ -20,6 +21,7 @@ export interface TokenContext {
   signals: RevocationSignals;
   /** The revocation-safe cache the bearer check also reads. */
   accessTokens: AccessTokenCache;
+  people: PersonLookup;
 }
 
 /** RFC 6749 5.1 */

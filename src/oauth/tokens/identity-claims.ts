@@ -1,10 +1,8 @@
 // The identity claims shared by the ID token and UserInfo (SPEC 2.3): one builder, so both carry the
 // same values. `profile` releases name (and picture on variant A), `email` the address; sub, org_id and
 // roles describe the member at this site and are always present.
-import type { Kysely } from 'kysely';
-import { findPersonWithRoles } from '../../people/people.repository.js';
+import type { PersonLookup } from '../../people/people.repository.js';
 import { type Site, variantCapabilities } from '../../sites/site.js';
-import type { Database } from '../../storage/schema.js';
 
 export interface IdentityClaims {
   sub: string;
@@ -17,12 +15,12 @@ export interface IdentityClaims {
 }
 
 export async function identityClaims(
-  db: Kysely<Database>,
+  people: PersonLookup,
   site: Site,
   personId: string,
   scopes: readonly string[],
 ): Promise<IdentityClaims | undefined> {
-  const person = await findPersonWithRoles(db, site.id, personId);
+  const person = await people(site.id, personId);
   if (!person) return undefined;
   const claims: IdentityClaims = { sub: person.id, org_id: site.id, roles: person.roles };
   if (scopes.includes('profile')) {

@@ -102,7 +102,7 @@ export const authorizationCodeGrant: GrantType = {
 
     let idToken: string | undefined;
     if (scopes.includes('openid')) {
-      const claims = await identityClaims(ctx.db, site, row.person_id, scopes);
+      const claims = await identityClaims(ctx.people, site, row.person_id, scopes);
       if (!claims) throw new OAuthError('invalid_grant', 'the person no longer exists');
       idToken = await signIdToken(
         ctx.keys,

@@ -1,0 +1,42 @@
+// A per-process cache of rows that change rarely (people with their roles, member applications), kept
+// coherent by the revocation signals: any `flush` empties it, and it is bypassed while the signals are
+// not reliable (storage/revocation-signals.ts). Whoever changes such rows publishes a flush; on SQLite a
+// write by another process is noticed through data_version and flushes it too.
+import type { Clock } from '../kernel/clock.js';
+import type { RevocationSignals } from './revocation-signals.js';
+
+export class CoherentCache<V> {
+  private readonly entries = new Map<string, { value: V; until: number }>();
+  /** Bumped by every flush: a value read across a flush may be stale and is not kept. */
+  private generation = 0;
+
+  constructor(
+    private readonly signals: RevocationSignals,
+    private readonly clock: Clock,
+    private readonly ttlMs = 60_000,
+    private readonly maxEntries = 10_000,
+  ) {
+    signals.subscribe((signal) => {
+      if (signal.kind === 'flush') {
+        this.generation++;
+        this.entries.clear();
+      }
+    });
+  }
+
+  /** The cached value when it may be trusted, else `load()`'s (kept unless undefined). */
+  async get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    const reliable = this.signals.reliable();
+    if (reliable) {
+      const hit = this.entries.get(key);
+      if (hit && hit.until > this.clock.now()) return hit.value;
+    }
+    const generation = this.generation;
+    const value = await load();
+    if (value !== undefined && reliable && this.signals.reliable() && generation === this.generation) {
+      if (this.entries.size >= this.maxEntries) this.entries.clear();
+      this.entries.set(key, { value, until: this.clock.now() + this.ttlMs });
+    }
+    return value;
+  }
+}
