@@ -32,15 +32,26 @@ function localBus() {
   };
 }
 
+/**
+ * Reading data_version takes a file lock (a system call); it is read at most this often, so another
+ * process's write is noticed within a millisecond: the same order of delay as Redis between nodes.
+ */
+export const DATA_VERSION_INTERVAL_MS = 1;
+
 function sqliteSignals(externalWriteVersion: () => number): RevocationSignals {
   const bus = localBus();
   let seen = externalWriteVersion();
+  let checkedAt = performance.now();
   return {
     reliable() {
-      const version = externalWriteVersion();
-      if (version !== seen) {
-        seen = version;
-        bus.emit({ kind: 'flush' });
+      const now = performance.now();
+      if (now - checkedAt >= DATA_VERSION_INTERVAL_MS) {
+        checkedAt = now;
+        const version = externalWriteVersion();
+        if (version !== seen) {
+          seen = version;
+          bus.emit({ kind: 'flush' });
+        }
       }
       return true;
     },

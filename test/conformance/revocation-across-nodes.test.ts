@@ -104,6 +104,8 @@ describe('SQLite: a revocation written by another process is seen at once', () =
       .orderBy('created_at', 'desc')
       .executeTakeFirstOrThrow();
     await revokeGrant(other.db, row.site_id, row.grant_id, server.clock);
+    // Another process's writes are noticed within DATA_VERSION_INTERVAL_MS (1 ms).
+    await new Promise((r) => setTimeout(r, 5));
     expect(await userInfoVia(server.port, host, tokens.access_token)).toBe(401);
   });
 });
@@ -147,6 +149,8 @@ describe('SQLite: a role granted by the CLI shows in UserInfo at once', () => {
     expect(await rolesAt(server.academy, tokens.access_token)).toEqual(['student']);
     expect(await rolesAt(server.academy, tokens.access_token)).toEqual(['student']);
     await grantWithCli(server, 'student@demo.test', 'lecturer');
+    // Another process's writes are noticed within DATA_VERSION_INTERVAL_MS (1 ms).
+    await new Promise((r) => setTimeout(r, 5));
     expect(await rolesAt(server.academy, tokens.access_token)).toEqual(['lecturer', 'student']);
   });
 });
