@@ -22,10 +22,11 @@ export function wwwAuthenticate(
   return `Bearer ${parts.join(', ')}`;
 }
 
-export function sendInvalidToken(reply: FastifyReply, site: Site, description: string): FastifyReply {
+/** `scopes`, when known, tell the client what to ask for when it authorizes again (RFC 6750 3). */
+export function sendInvalidToken(reply: FastifyReply, site: Site, description: string, scopes?: readonly string[]): FastifyReply {
   return reply
     .code(401)
-    .header('www-authenticate', wwwAuthenticate(site, 'invalid_token', description))
+    .header('www-authenticate', wwwAuthenticate(site, 'invalid_token', description, scopes))
     .header('cache-control', 'no-store')
     .type('application/json')
     .send({ error: 'invalid_token', error_description: description });

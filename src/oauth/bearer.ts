@@ -24,7 +24,8 @@ export type BearerVerdict =
   | { kind: 'valid'; token: BearerToken }
   /** No Authorization header at all (anonymous where a resource allows it). */
   | { kind: 'missing' }
-  | { kind: 'invalid_token'; description: string }
+  /** `scopes`: what a revoked or expired token of this site held, so a client can ask for them again. */
+  | { kind: 'invalid_token'; description: string; scopes?: string[] }
   /** The store gave no answer in time: a fault of ours, not of the token. */
   | { kind: 'unavailable' };
 
@@ -84,8 +85,9 @@ async function checkBearer(
   if (row.site_id !== site.id || row.resource !== site.origin) {
     return { kind: 'invalid_token', description: `the access token was issued for another resource; this resource is ${site.origin}` };
   }
-  if (row.revoked_at !== null) return { kind: 'invalid_token', description: 'the access token was revoked' };
-  if (row.expires_at <= clock.now()) return { kind: 'invalid_token', description: 'the access token expired' };
+  if (row.revoked_at !== null) return { kind: 'invalid_token', description: 'the access token was revoked', scopes: row.scope.split(' ') };
+  if (row.expires_at <= clock.now())
+    return { kind: 'invalid_token', description: 'the access token expired', scopes: row.scope.split(' ') };
   return {
     kind: 'valid',
     token: {

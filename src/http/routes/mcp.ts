@@ -89,6 +89,16 @@ function sendNeedsToken(reply: FastifyReply, site: Site, tool: string, scopes: r
     .send({ error: 'invalid_token', error_description: description });
 }
 
+/** The scopes the tools called in this body need, or undefined when it calls none that needs any. */
+function scopesNeededBy(body: unknown, site: Site): string[] | undefined {
+  const needed = new Set<string>();
+  for (const name of toolCallsIn(body)) {
+    const operation = findOperation(name);
+    if (operation && availableOn(operation, site)) for (const scope of operation.scopes) needed.add(scope);
+  }
+  return needed.size > 0 ? [...needed] : undefined;
+}
+
 async function handlePost(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const site = request.site;
   // Every request with a token is checked, `initialize` and `tools/list` included: a bad token is refused,
@@ -100,7 +110,10 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
     case 'missing':
       break;
     case 'invalid_token':
-      return sendInvalidToken(reply, site, verdict.description);
+      // The MCP SDK asks for the challenge's scope when it authorizes again, and otherwise for every scope
+      // in the protected resource metadata, which mixes both audiences and would be invalid_scope. So hint
+      // what the call needs (a tool's scopes) or what the expired or revoked token held.
+      return sendInvalidToken(reply, site, verdict.description, scopesNeededBy(request.body, site) ?? verdict.scopes);
     case 'unavailable':
       return sendUnavailable(reply, site, request.body);
     case 'valid':
