@@ -24,6 +24,7 @@ export interface CreatedMemberApp {
   secret: string | null;
 }
 
+/** Serving processes cache member apps; a caller outside the CLI publishes a `flush` after changes. */
 export async function createMemberApp(db: Kysely<Database>, input: NewMemberApp, clock: Clock): Promise<CreatedMemberApp> {
   const clientId = input.clientId ?? `app_${randomSecret(12)}`;
   const secret = input.kind === 'confidential' ? (input.secret ?? `sgs_${randomSecret()}`) : null;

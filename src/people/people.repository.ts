@@ -51,6 +51,10 @@ export async function insertPerson(db: Kysely<Database>, input: NewPerson, clock
   return { id: row.id, email: row.email, name: row.name, pictureUrl: row.picture_url };
 }
 
+/**
+ * Grants a role. Serving processes cache people with their roles (storage/coherent-cache.ts): a caller
+ * outside the CLI must publish a `flush` revocation signal after its commit, as the CLI does.
+ */
 export async function grantRole(db: Kysely<Database>, siteId: string, personId: string, role: Role, clock: Clock): Promise<void> {
   await db
     .insertInto('site_roles')
