@@ -2,9 +2,10 @@
 // published courses and their curriculum outline, its upcoming public events. Unpublished content never
 // appears: the catalogue functions filter it, and nothing here reads another table.
 import { z } from 'zod';
-import { countPublishedCourses, countUpcomingPublicEvents } from '../school/catalogue-totals.repository.js';
 import {
   type CourseListing,
+  countPublishedCourses,
+  countUpcomingPublicEvents,
   findCourseOutline,
   findSchoolProfile,
   listUpcomingPublicEvents,

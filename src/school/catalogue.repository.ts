@@ -63,7 +63,7 @@ const COURSES = 'catalogue_courses';
 const EVENTS = 'public_events';
 
 /** `%text%` for LIKE with the wildcard characters of the text itself escaped. */
-export function containsPattern(text: string): string {
+function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
@@ -81,15 +81,14 @@ async function lectureTotals(scope: SiteScope, courseIds: readonly string[]): Pr
   return totals;
 }
 
-/** Published courses of the site, newest first; `text` matches title, subtitle or description, case-insensitively. */
-export async function searchPublishedCourses(
-  scope: SiteScope,
-  query: { text?: string | null } & PageRequest,
-): Promise<Page<CourseListing>> {
-  const { size, after } = pageQuery(COURSES, query);
-  const text = query.text?.trim() ?? '';
+/**
+ * The published courses of a site whose title, subtitle or description contains `text` (any case): the one
+ * definition behind the search and its total, so the two can never disagree.
+ */
+function publishedCoursesMatching(scope: SiteScope, rawText: string | null | undefined) {
+  const text = rawText?.trim() ?? '';
   const pattern = containsPattern(text);
-  const rows = await scope.db
+  return scope.db
     .selectFrom('courses')
     .where('site_id', '=', scope.siteId)
     .where('published', '=', 1)
@@ -101,7 +100,24 @@ export async function searchPublishedCourses(
           ),
         ),
       ),
-    )
+    );
+}
+
+/** How many published courses `searchPublishedCourses` returns over all its pages for this text. */
+export async function countPublishedCourses(scope: SiteScope, query: { text?: string | null }): Promise<number> {
+  const row = await publishedCoursesMatching(scope, query.text)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Published courses of the site, newest first; `text` matches title, subtitle or description, case-insensitively. */
+export async function searchPublishedCourses(
+  scope: SiteScope,
+  query: { text?: string | null } & PageRequest,
+): Promise<Page<CourseListing>> {
+  const { size, after } = pageQuery(COURSES, query);
+  const rows = await publishedCoursesMatching(scope, query.text)
     .$if(after !== null, (qb) =>
       qb.where((eb) => eb.or([eb('created_at', '<', after!.sort), eb.and([eb('created_at', '=', after!.sort), eb('id', '<', after!.id)])])),
     )
@@ -183,15 +199,28 @@ export async function findCourseOutline(scope: SiteScope, slug: string): Promise
   };
 }
 
-/** Published public events that have not ended yet (running ones included), soonest first. */
-export async function listUpcomingPublicEvents(scope: SiteScope, request: PageRequest, now: number): Promise<Page<PublicEvent>> {
-  const { size, after } = pageQuery(EVENTS, request);
-  const rows = await scope.db
+/** The public, published events of a site that have not ended at `now`: the list's and the total's filter. */
+function upcomingPublicEvents(scope: SiteScope, now: number) {
+  return scope.db
     .selectFrom('events')
     .where('site_id', '=', scope.siteId)
     .where('published', '=', 1)
     .where('is_public', '=', 1)
-    .where('ends_at', '>', now)
+    .where('ends_at', '>', now);
+}
+
+/** How many events `listUpcomingPublicEvents` returns over all its pages at `now`. */
+export async function countUpcomingPublicEvents(scope: SiteScope, now: number): Promise<number> {
+  const row = await upcomingPublicEvents(scope, now)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Published public events that have not ended yet (running ones included), soonest first. */
+export async function listUpcomingPublicEvents(scope: SiteScope, request: PageRequest, now: number): Promise<Page<PublicEvent>> {
+  const { size, after } = pageQuery(EVENTS, request);
+  const rows = await upcomingPublicEvents(scope, now)
     .$if(after !== null, (qb) =>
       qb.where((eb) => eb.or([eb('starts_at', '>', after!.sort), eb.and([eb('starts_at', '=', after!.sort), eb('id', '>', after!.id)])])),
     )
