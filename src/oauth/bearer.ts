@@ -1,6 +1,7 @@
 // The protected-resource verdict (RFC 6750, SPEC 5.3, 5.4, 7): the one bearer check behind UserInfo,
 // the member GraphQL API, /mcp and the operator API. It never renders; http/ turns verdicts into
 // 401/403 with WWW-Authenticate, and `unavailable` into the caller's own fault answer (503 on /mcp A).
+import { missingScopes } from './scopes.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import type { Site } from '../sites/site.js';
@@ -104,7 +105,7 @@ async function checkBearer(
 
 /** A valid token must hold every scope an operation needs; the 403 names all of them (MCP 2026-07-28). */
 export function requireScopes(token: BearerToken, needed: readonly string[]): ScopeVerdict {
-  const missing = needed.filter((s) => !token.scopes.includes(s));
+  const missing = missingScopes(token.scopes, needed);
   if (missing.length === 0) return { kind: 'valid', token };
   return { kind: 'insufficient_scope', scopes: [...needed], description: `this request needs the scope ${missing.join(' ')}` };
 }

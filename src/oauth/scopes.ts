@@ -126,6 +126,11 @@ export function checkRequestedScopes(client: Client, requested: readonly string[
   return { ok: true, scopes: ALL_SCOPES.filter((s) => requested.includes(s)) };
 }
 
+/** The scopes of `needed` that `held` lacks: the check behind every 403 insufficient_scope. */
+export function missingScopes(held: readonly string[], needed: readonly string[]): string[] {
+  return needed.filter((s) => !held.includes(s));
+}
+
 /** True when `granted` covers every scope in `wanted`. */
 export function coversScopes(granted: readonly string[], wanted: readonly string[]): boolean {
   return wanted.every((s) => granted.includes(s));

@@ -1,6 +1,7 @@
 // The operation registry (ARCHITECTURE "Operations"): every school operation once, and the one rule of who
 // may use which (SPEC 5.2 audiences, 5.4 anonymous access, 5.5 scopes, SPEC 1 variant differences).
 // /mcp `tools/list`, its scope check before `tools/call`, and the operator API later all ask this module.
+import { missingScopes } from '../oauth/scopes.js';
 import { type Site, variantCapabilities } from '../sites/site.js';
 import { MEMBER_OPERATIONS } from './member-operations.js';
 import type { Operation } from './operation.js';
@@ -51,7 +52,7 @@ export type Access =
 export function accessFor(operation: Operation, caller: Caller): Access {
   if (operation.scopes.length === 0) return { kind: 'allowed' };
   if (!caller.authenticated) return { kind: 'needs_token', scopes: operation.scopes };
-  const missing = operation.scopes.filter((s) => !caller.scopes.includes(s));
+  const missing = missingScopes(caller.scopes, operation.scopes);
   return missing.length === 0 ? { kind: 'allowed' } : { kind: 'insufficient_scope', scopes: operation.scopes, missing };
 }
 
