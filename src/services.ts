@@ -9,6 +9,7 @@ import { deriveKey } from './kernel/sealing.js';
 import { KeyCache } from './keys/key-cache.js';
 import { signingKeyEncryptionKey } from './keys/signing-keys.js';
 import { type BearerChecker, createBearerChecker } from './oauth/bearer.js';
+import { createStandingCheck, type StandingCheck } from './oauth/standing.js';
 import type { TokenContext } from './oauth/token/token-context.js';
 import { AccessTokenCache } from './oauth/tokens/access-token-cache.js';
 import { createRevocationSignals, type RevocationSignals } from './storage/revocation-signals.js';
@@ -29,6 +30,8 @@ export interface Services {
   tokenContext: TokenContext;
   /** The one bearer check for every protected resource. */
   bearer: BearerChecker;
+  /** Whether a token's person may still hold what its client was allowed (checked on every use). */
+  standing: StandingCheck;
   /** People with their roles per site, cached coherently. */
   people: PersonLookup;
   /** Revocation signals between the processes of a deployment. */
@@ -64,6 +67,7 @@ export function createServices(deps: AppDeps): Services {
     config.platform.vendors,
     cimd,
   );
+  const standing = createStandingCheck(clients, people);
   return {
     config,
     db,
@@ -71,9 +75,10 @@ export function createServices(deps: AppDeps): Services {
     sites: new SiteDirectory(db, clock),
     keys,
     clients,
-    tokenContext: { db, clock, keys, clients, lifetimes: config.platform.lifetimes, signals, accessTokens, people },
+    tokenContext: { db, clock, keys, clients, lifetimes: config.platform.lifetimes, signals, accessTokens, people, standing },
     csrfKey: deriveKey(config.secret, 'csrf'),
-    bearer: createBearerChecker(db, clock, accessTokens),
+    bearer: createBearerChecker(db, clock, accessTokens, standing),
+    standing,
     signals,
     people,
   };

@@ -19,6 +19,7 @@ import {
 import { keysRotateCommand } from './keys-rotate.js';
 import { migrateCommand } from './migrate.js';
 import { roleGrantCommand } from './role-grant.js';
+import { roleRevokeCommand } from './role-revoke.js';
 import { seedCommand } from './seed.js';
 import { serveCommand } from './serve.js';
 import { siteCreateCommand } from './site-create.js';
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   siteListCommand,
   userCreateCommand,
   roleGrantCommand,
+  roleRevokeCommand,
   clientCreateCommand,
   clientListCommand,
   keysRotateCommand,

@@ -7,10 +7,15 @@ import type { Site } from '../sites/site.js';
 import type { MemberClientsTable } from '../storage/schema.js';
 import type { CimdResolver } from './cimd/resolver.js';
 import { CimdError } from './cimd/types.js';
-import type { Client } from './client.js';
+import type { Client, ClientAudience } from './client.js';
 
 export interface ClientResolver {
   resolve(site: Site, clientId: string): Promise<Client | undefined>;
+  /**
+   * The audience a client id belongs to, without I/O: Client ID Metadata Document URLs and vendor
+   * integrations are operator clients, every other id names a member application (SPEC 5.2).
+   */
+  audienceOf(clientId: string): ClientAudience;
 }
 
 /** Finds a member application of a site (a repository read, or a cached one: services.ts). */
@@ -23,6 +28,9 @@ export function createClientResolver(
 ): ClientResolver {
   const vendorById = new Map(vendors.map((v) => [v.client_id, v]));
   return {
+    audienceOf(clientId) {
+      return cimd.isCimdClientId(clientId) || vendorById.has(clientId) ? 'operator' : 'member';
+    },
     async resolve(site, clientId) {
       if (cimd.isCimdClientId(clientId)) {
         const doc = await cimd.resolve(clientId);

@@ -41,6 +41,20 @@ export function sendInsufficientScope(reply: FastifyReply, site: Site, scopes: r
     .send({ error: 'insufficient_scope', error_description: description, scope: scopes.join(' ') });
 }
 
+/**
+ * A sound token whose person lost the role its client needs (CONTRACT 6: 403). RFC 6750 3.1's
+ * insufficient_scope is the nearest code ("requires higher privileges than provided by the access
+ * token"); no `scope` is named, because asking for other scopes would not help.
+ */
+export function sendLostStanding(reply: FastifyReply, site: Site, description: string): FastifyReply {
+  return reply
+    .code(403)
+    .header('www-authenticate', wwwAuthenticate(site, 'insufficient_scope', description))
+    .header('cache-control', 'no-store')
+    .type('application/json')
+    .send({ error: 'insufficient_scope', error_description: description });
+}
+
 export type GuardResult = { ok: true; token: BearerToken } | { ok: false; unavailable: boolean };
 
 /**
@@ -61,6 +75,9 @@ export async function guardBearer(
       return { ok: false, unavailable: false };
     case 'invalid_token':
       sendInvalidToken(reply, site, verdict.description);
+      return { ok: false, unavailable: false };
+    case 'forbidden':
+      sendLostStanding(reply, site, verdict.description);
       return { ok: false, unavailable: false };
     case 'unavailable':
       return { ok: false, unavailable: true };

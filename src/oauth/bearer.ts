@@ -10,6 +10,7 @@ import { isWellFormedToken } from './tokens/token-format.js';
 import { hashToken } from '../kernel/hashing.js';
 import type { AccessTokenCache } from './tokens/access-token-cache.js';
 import { findAccessTokenByHash } from './tokens/tokens.repository.js';
+import { LOST_STANDING, type StandingCheck } from './standing.js';
 
 export interface BearerToken {
   siteId: string;
@@ -27,6 +28,11 @@ export type BearerVerdict =
   | { kind: 'missing' }
   /** `scopes`: what a revoked or expired token of this site held, so a client can ask for them again. */
   | { kind: 'invalid_token'; description: string; scopes?: string[] }
+  /**
+   * A live token whose person no longer holds a role that allows its client here (standing.ts): the
+   * token is sound but speaks for less than it did. CONTRACT 6: 403.
+   */
+  | { kind: 'forbidden'; description: string }
   /** The store gave no answer in time: a fault of ours, not of the token. */
   | { kind: 'unavailable' };
 
@@ -58,8 +64,8 @@ export interface BearerChecker {
   check(site: Site, authorization: string | undefined): Promise<BearerVerdict>;
 }
 
-export function createBearerChecker(db: Kysely<Database>, clock: Clock, cache: AccessTokenCache): BearerChecker {
-  return { check: (site, authorization) => checkBearer(db, site, authorization, clock, cache) };
+export function createBearerChecker(db: Kysely<Database>, clock: Clock, cache: AccessTokenCache, standing: StandingCheck): BearerChecker {
+  return { check: (site, authorization) => checkBearer(db, site, authorization, clock, cache, standing) };
 }
 
 async function checkBearer(
@@ -68,6 +74,7 @@ async function checkBearer(
   authorization: string | undefined,
   clock: Clock,
   cache: AccessTokenCache,
+  standing: StandingCheck,
 ): Promise<BearerVerdict> {
   const parsed = parseAuthorizationHeader(authorization);
   if (parsed.kind === 'missing') return { kind: 'missing' };
@@ -89,6 +96,14 @@ async function checkBearer(
   if (row.revoked_at !== null) return { kind: 'invalid_token', description: 'the access token was revoked', scopes: row.scope.split(' ') };
   if (row.expires_at <= clock.now())
     return { kind: 'invalid_token', description: 'the access token expired', scopes: row.scope.split(' ') };
+  // Decided on every call, not only at consent (issue 8): roles change while tokens live.
+  let standingHolds: boolean;
+  try {
+    standingHolds = await withTimeout(standing.holds(row.site_id, row.client_id, row.person_id), BEARER_STORE_TIMEOUT_MS);
+  } catch {
+    return { kind: 'unavailable' };
+  }
+  if (!standingHolds) return { kind: 'forbidden', description: LOST_STANDING };
   return {
     kind: 'valid',
     token: {

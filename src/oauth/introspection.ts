@@ -47,6 +47,8 @@ export async function handleIntrospection(
   const row = (await first()) ?? (await second());
   if (!row || row.client_id !== client.clientId || row.revoked_at !== null || row.rotated || row.expires_at <= now)
     return { active: false };
+  // RFC 7662 2.2: active means the resource would accept it, and resources check standing on every call.
+  if (!(await ctx.standing.holds(site.id, row.client_id, row.person_id))) return { active: false };
   return {
     active: true,
     iss: site.origin,

@@ -137,7 +137,7 @@ export function coversScopes(granted: readonly string[], wanted: readonly string
 }
 
 /** Who may approve a client (SPEC 5.2): member apps anyone with a role; operator clients owners and admins. */
-export function mayApprove(client: Client, roles: readonly string[]): boolean {
+export function mayApprove(client: Pick<Client, 'audience'>, roles: readonly string[]): boolean {
   if (client.audience === 'member') return roles.length > 0;
   return roles.includes('owner') || roles.includes('admin');
 }

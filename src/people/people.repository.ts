@@ -63,6 +63,20 @@ export async function grantRole(db: Kysely<Database>, siteId: string, personId: 
     .execute();
 }
 
+/**
+ * Takes a role away; true when the person held it. The same announcement duty as grantRole applies:
+ * the bearer check reads roles on every call through the cache that flush empties (oauth/standing.ts).
+ */
+export async function revokeRole(db: Kysely<Database>, siteId: string, personId: string, role: Role): Promise<boolean> {
+  const result = await db
+    .deleteFrom('site_roles')
+    .where('site_id', '=', siteId)
+    .where('person_id', '=', personId)
+    .where('role', '=', role)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
 const rolesOfPerson = defineQuery(['siteId', 'personId'], (db, p) =>
   db.selectFrom('site_roles').select('role').where('site_id', '=', p.siteId).where('person_id', '=', p.personId),
 );

@@ -167,6 +167,25 @@ for (const dialect of DIALECTS) {
       expect(site.stderr).toMatch(/no site with slug "nowhere"/);
     });
 
+    it('role revoke takes one role away at one site, and revoking a role not held changes nothing', async () => {
+      await cli(['role', 'grant', '--site', 'north', '--email', 'ada@north.example', '--role', 'admin'], env);
+      const first = await cli(['role', 'revoke', '--site', 'north', '--email', 'ada@north.example', '--role', 'admin'], env);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain('ada@north.example is no longer admin at north');
+      const again = await cli(['role', 'revoke', '--site', 'north', '--email', 'ada@north.example', '--role', 'admin'], env);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('ada@north.example was not admin at north');
+      const roles = await store.db
+        .selectFrom('site_roles')
+        .innerJoin('people', 'people.id', 'site_roles.person_id')
+        .select('role')
+        .where('people.email', '=', 'ada@north.example')
+        .execute();
+      expect(roles.map((r) => r.role)).toEqual(['lecturer']);
+      const bad = await cli(['role', 'revoke', '--site', 'north', '--email', 'ada@north.example', '--role', 'janitor'], env);
+      expect(bad.code).toBe(2);
+    });
+
     it('client create prints a confidential secret once and stores only its SHA-256 hash, nowhere in clear', async () => {
       const result = await cli(
         [

@@ -23,6 +23,7 @@ describe('schoolgate usage', () => {
       'site list',
       'user create',
       'role grant',
+      'role revoke',
       'client create',
       'client list',
       'keys rotate',

@@ -245,6 +245,8 @@ for (const dialect of DIALECTS) {
         .where('email', '=', DEMO.lecturer.email)
         .executeTakeFirstOrThrow();
       await server.store.db.deleteFrom('site_roles').where('person_id', '=', row.id).execute();
+      // Whoever changes roles announces it (people.repository.ts), as the CLI does.
+      await server.app.services.signals.publish({ kind: 'flush' });
 
       expectInvalidGrant(await refresh(server, academyApp, latest.refresh_token));
       expect((await userInfo(server.academy, latest.access_token)).status).toBe(401);

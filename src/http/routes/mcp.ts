@@ -11,7 +11,7 @@ import type { OperationContext } from '../../operations/operation.js';
 import { ANONYMOUS, accessFor, availableOn, type Caller, findOperation } from '../../operations/registry.js';
 import type { Services } from '../../services.js';
 import { type Site, variantCapabilities } from '../../sites/site.js';
-import { sendInsufficientScope, sendInvalidToken, wwwAuthenticate } from '../bearer-guard.js';
+import { sendInsufficientScope, sendInvalidToken, sendLostStanding, wwwAuthenticate } from '../bearer-guard.js';
 import { handleError } from '../error-handler.js';
 
 /** How long a client should wait before retrying when the token store gave no verdict. */
@@ -114,6 +114,8 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
       // in the protected resource metadata, which mixes both audiences and would be invalid_scope. So hint
       // what the call needs (a tool's scopes) or what the expired or revoked token held.
       return sendInvalidToken(reply, site, verdict.description, scopesNeededBy(request.body, site) ?? verdict.scopes);
+    case 'forbidden':
+      return sendLostStanding(reply, site, verdict.description);
     case 'unavailable':
       return sendUnavailable(reply, site, request.body);
     case 'valid':

@@ -11,6 +11,7 @@ import type { Client } from '../../clients/client.js';
 import type { RevocationSignals } from '../../storage/revocation-signals.js';
 import type { AccessTokenCache } from '../tokens/access-token-cache.js';
 import type { PersonLookup } from '../../people/people.repository.js';
+import type { StandingCheck } from '../standing.js';
 
 export interface TokenContext {
   db: Kysely<Database>;
@@ -22,6 +23,7 @@ export interface TokenContext {
   /** The revocation-safe cache the bearer check also reads. */
   accessTokens: AccessTokenCache;
   people: PersonLookup;
+  standing: StandingCheck;
 }
 
 /** RFC 6749 5.1 */

@@ -7,12 +7,11 @@
 import { recordAudit } from '../../../audit/audit-log.js';
 import { splitSpaceList } from '../../../kernel/result.js';
 import { deriveKey, seal, unseal } from '../../../kernel/sealing.js';
-import { rolesAtSite } from '../../../people/people.repository.js';
 import type { RefreshTokensTable } from '../../../storage/schema.js';
 import { OAuthError } from '../../errors.js';
 import { multiple, required, single } from '../../parameters.js';
 import { checkResource } from '../../resource.js';
-import { mayApprove } from '../../scopes.js';
+import { LOST_STANDING } from '../../standing.js';
 import { endGrant } from '../../tokens/token-revocation.js';
 import {
   findRefreshToken,
@@ -69,9 +68,9 @@ export const refreshTokenGrant: GrantType = {
       throw new OAuthError('invalid_scope', `scope may only narrow the original grant; not granted: ${widened.join(' ')}`);
     if (accessScopes.length === 0) throw new OAuthError('invalid_scope', 'scope must not be empty');
     // The person must still be allowed to hold this authorization at this site.
-    if (!mayApprove(client, await rolesAtSite(ctx.db, site.id, row.person_id))) {
+    if (!(await ctx.standing.holds(site.id, client.clientId, row.person_id))) {
       await endGrant(ctx, site.id, row.grant_id);
-      throw new OAuthError('invalid_grant', 'the person no longer has a role at this site that allows this client');
+      throw new OAuthError('invalid_grant', LOST_STANDING);
     }
     const accessScope = granted.filter((s) => accessScopes.includes(s)).join(' ');
 
