@@ -28,6 +28,9 @@ export function requestOrigin(request: FastifyRequest): string | null {
   return origin;
 }
 
+/** One year; subdomains are left out, since other sites may live on sibling hosts of one deployment. */
+export const HSTS = 'max-age=31536000';
+
 /** onRequest hook: attaches the site or answers 404 revealing nothing. */
 export function siteResolver(directory: SiteDirectory) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
@@ -37,5 +40,8 @@ export function siteResolver(directory: SiteDirectory) {
       return reply.code(404).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('Not Found');
     }
     request.site = site;
+    // RFC 9700 4.1.1 / OWASP ASVS 9.1: a browser that once reached an https site must never be downgraded
+    // to plain http on its way to the sign-in and consent pages.
+    if (site.origin.startsWith('https:')) reply.header('strict-transport-security', HSTS);
   };
 }
