@@ -8,6 +8,7 @@ import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zo
 import { Redis } from 'ioredis';
 import type { AppDeps } from './app-deps.js';
 import { handleError } from './http/error-handler.js';
+import { ADMIN_API_BASE, registerAdminApiRoutes } from './http/routes/admin-api.js';
 import { registerAuthorizeRoutes } from './http/routes/authorize.js';
 import { registerAvatarRoutes } from './http/routes/avatars.js';
 import { registerDiscoveryRoutes } from './http/routes/discovery.js';
@@ -19,6 +20,7 @@ import { registerTokenRoutes } from './http/routes/token.js';
 import { registerUserInfoRoutes } from './http/routes/userinfo.js';
 import { siteResolver } from './http/site-resolution.js';
 import { createServices, type Services } from './services.js';
+import { operatorSecuritySchemes } from './http/routes/docs.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -55,7 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         version: '1',
         description: 'OAuth 2.0 / OpenID Connect authorization server and member APIs of a school site',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: { securitySchemes: operatorSecuritySchemes() },
     },
     transform: jsonSchemaTransform,
   });
@@ -84,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMcpRoutes(app, services);
   registerMemberGraphqlRoutes(app, services);
   registerRegistrationRoutes(app, services);
+  await app.register(async (admin) => registerAdminApiRoutes(admin, services), { prefix: ADMIN_API_BASE });
   registerAvatarRoutes(app);
 
   await services.sites.reload();

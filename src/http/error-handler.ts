@@ -5,9 +5,10 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../oauth/errors.js';
 import { sendOAuthError, sendOAuthJsonError } from './oauth-errors.js';
 import { messagePage } from './pages/message-page.js';
+import { frameworkProblem, sendProblem } from './problem.js';
 import { sendPage } from './security-headers.js';
 
-export type RouteKind = 'oauth' | 'page' | 'resource' | 'json';
+export type RouteKind = 'oauth' | 'page' | 'resource' | 'json' | 'problem';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -35,6 +36,7 @@ function clientErrorDescription(error: FastifyError): string {
 }
 
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (routeKind(request) === 'problem') return sendProblem(reply, frameworkProblem(error, request));
   if (error instanceof OAuthError) {
     if (error.status >= 500) request.log.error({ err: error }, 'oauth server error');
     return sendOAuthError(request, reply, error);

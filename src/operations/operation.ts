@@ -37,6 +37,12 @@ export const READ_ONLY: OperationAnnotations = { readOnlyHint: true, destructive
 
 export type OperationErrorCode = 'invalid_argument' | 'not_found' | 'conflict' | 'unauthenticated';
 
+/** Which input field a problem is about: a JSON Pointer (RFC 6901) into the input, and what is wrong. */
+export interface FieldProblem {
+  pointer: string;
+  detail: string;
+}
+
 /**
  * An expected failure whose message is safe to show the caller and says what to do next. Each door maps
  * the code to its own form (an MCP `isError` result, a REST status); anything else is a fault of ours.
@@ -45,10 +51,22 @@ export class OperationError extends Error {
   constructor(
     readonly code: OperationErrorCode,
     message: string,
+    readonly fields: readonly FieldProblem[] = [],
   ) {
     super(message);
     this.name = 'OperationError';
   }
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** Where an operation lives in the operator REST API (CONTRACT 6), relative to `/api/admin/v1`. */
+export interface RestRoute {
+  method: HttpMethod;
+  /** OpenAPI-style path, e.g. `/courses/{id}`; each `{name}` is an input field. */
+  path: string;
+  /** 201 for operations that create a resource; 200 otherwise. */
+  status?: 200 | 201;
 }
 
 export interface OperationSpec<I extends z.ZodObject, O extends z.ZodObject> {
@@ -65,6 +83,10 @@ export interface OperationSpec<I extends z.ZodObject, O extends z.ZodObject> {
   annotations: OperationAnnotations;
   /** Output fields holding text that staff or members wrote: returned as data and marked as such. */
   userContent?: readonly string[];
+  /** The operator REST door (operator operations only). */
+  rest?: RestRoute;
+  /** Whether /mcp lists it as a tool; CONTRACT 6 names the operator tools. Defaults to true. */
+  tool?: boolean;
   handle(ctx: OperationContext, input: z.output<I>): Promise<z.output<O>>;
 }
 
@@ -81,6 +103,8 @@ export interface Operation {
   readonly output: z.ZodObject;
   readonly annotations: OperationAnnotations;
   readonly userContent: readonly string[];
+  readonly rest: RestRoute | null;
+  readonly tool: boolean;
   /** Validates the input, runs the handler and returns the output (with `_note` where it applies). */
   run(ctx: OperationContext, input: unknown): Promise<Record<string, unknown>>;
 }
@@ -113,10 +137,16 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(sp
     output,
     annotations: spec.annotations,
     userContent,
+    rest: spec.rest ?? null,
+    tool: spec.tool ?? true,
     async run(ctx, input) {
       const parsed = spec.input.safeParse(input ?? {});
       if (!parsed.success) {
-        throw new OperationError('invalid_argument', `The arguments of ${spec.name} are not valid: ${describeIssues(parsed.error)}.`);
+        throw new OperationError(
+          'invalid_argument',
+          `The arguments of ${spec.name} are not valid: ${describeIssues(parsed.error)}.`,
+          parsed.error.issues.map((issue) => ({ pointer: `/${issue.path.map(String).join('/')}`, detail: issue.message })),
+        );
       }
       let result: z.output<O>;
       try {

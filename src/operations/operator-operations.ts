@@ -56,6 +56,7 @@ export const listCourses = defineOperation({
     'Every course of this school, drafts included, newest first, with whether each is published. Paged with a total and a nextCursor.',
   audience: 'operator',
   scopes: ['courses:read'],
+  rest: { method: 'GET', path: '/courses' },
   input: z.object({ ...pageInput }),
   output: z.object(pagedOutput(operatorCourse, 'courses')),
   annotations: READ_ONLY,
@@ -75,6 +76,7 @@ export const listStudentsOperation = defineOperation({
     'Paged with a total and a nextCursor.',
   audience: 'operator',
   scopes: ['students:read'],
+  rest: { method: 'GET', path: '/students' },
   input: z.object({ ...pageInput }),
   output: z.object(
     pagedOutput(
@@ -111,6 +113,7 @@ export const listEvents = defineOperation({
     'Paged with a total and a nextCursor.',
   audience: 'operator',
   scopes: ['events:read'],
+  rest: { method: 'GET', path: '/events' },
   input: z.object({ ...pageInput }),
   output: z.object(
     pagedOutput(
@@ -175,6 +178,7 @@ export const createCourseDraftOperation = defineOperation({
     'The slug is made from the title unless you pass one; it must be unique in this school.',
   audience: 'operator',
   scopes: ['courses:write'],
+  rest: { method: 'POST', path: '/courses', status: 201 },
   input: z.object({
     title: z.string().trim().min(1).max(200).describe('Course title.'),
     slug: z

@@ -17,11 +17,15 @@ for (const operation of OPERATIONS) {
   if ((operation.audience === 'public') !== (operation.scopes.length === 0)) {
     throw new Error(`operation ${operation.name}: public operations need no scope, and every other operation needs one`);
   }
+  if (operation.rest && operation.audience !== 'operator')
+    throw new Error(`operation ${operation.name}: only operator operations have a REST route`);
   BY_NAME.set(operation.name, operation);
 }
 
-export function findOperation(name: string): Operation | undefined {
-  return BY_NAME.get(name);
+/** The operation behind an MCP tool name; REST-only operations are no tools. */
+export function findTool(name: string): Operation | undefined {
+  const operation = BY_NAME.get(name);
+  return operation?.tool ? operation : undefined;
 }
 
 /** Who is asking: anonymous (no Authorization header) or the holder of a valid token with its scopes. */
@@ -56,7 +60,12 @@ export function accessFor(operation: Operation, caller: Caller): Access {
   return missing.length === 0 ? { kind: 'allowed' } : { kind: 'insufficient_scope', scopes: operation.scopes, missing };
 }
 
-/** Exactly the operations this caller may use at this site, in registry order. */
+/** Exactly the MCP tools this caller may use at this site, in registry order. */
 export function operationsFor(site: Site, caller: Caller): Operation[] {
-  return OPERATIONS.filter((operation) => availableOn(operation, site) && accessFor(operation, caller).kind === 'allowed');
+  return OPERATIONS.filter(
+    (operation) => operation.tool && availableOn(operation, site) && accessFor(operation, caller).kind === 'allowed',
+  );
 }
+
+/** The operations of the operator REST API (CONTRACT 6), in registry order. */
+export const REST_OPERATIONS: readonly Operation[] = OPERATIONS.filter((operation) => operation.rest !== null);

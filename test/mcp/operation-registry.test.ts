@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ALL_SCOPES, MEMBER_SCOPES, OPERATOR_SCOPES } from '../../src/oauth/scopes.js';
 import { slugFromTitle } from '../../src/operations/operator-operations.js';
-import { ANONYMOUS, accessFor, findOperation, OPERATIONS, operationsFor } from '../../src/operations/registry.js';
+import { ANONYMOUS, accessFor, findTool, OPERATIONS, operationsFor } from '../../src/operations/registry.js';
 import type { Site } from '../../src/sites/site.js';
 
 const siteA: Site = { id: 'site_a', slug: 'a', name: 'A', origin: 'https://a.example', variant: 'A', mcpBeta: true };
@@ -22,7 +22,7 @@ describe('the operation registry', () => {
       expect(op.description.length).toBeGreaterThan(20);
       expect(op.annotations.openWorldHint).toBe(false);
       if (op.annotations.readOnlyHint) expect(op.annotations.destructiveHint).toBe(false);
-      expect(findOperation(op.name)).toBe(op);
+      expect(findTool(op.name)).toBe(op);
     }
   });
 
@@ -78,7 +78,7 @@ describe('the operation registry', () => {
   });
 
   it('says what a caller lacks: a token, or which scopes', () => {
-    const draft = findOperation('create_course_draft');
+    const draft = findTool('create_course_draft');
     if (!draft) throw new Error('create_course_draft is missing');
     expect(accessFor(draft, ANONYMOUS)).toEqual({ kind: 'needs_token', scopes: ['courses:write'] });
     expect(accessFor(draft, { authenticated: true, scopes: ['courses:read'] })).toEqual({

@@ -3,7 +3,31 @@
 import type { FastifyInstance } from 'fastify';
 import { authMarkdown } from '../../oauth/auth-md.js';
 import { PATHS } from '../../oauth/discovery.js';
+import { OPERATOR_SCOPES, SCOPE_DESCRIPTIONS } from '../../oauth/scopes.js';
 import type { Services } from '../../services.js';
+
+/**
+ * The security schemes of the document: a plain bearer for the member APIs, and OAuth 2.0 with the
+ * operator scopes for the operator API (CONTRACT 6: each operation names its scopes). Flow URLs are
+ * relative here and made absolute per origin when the document is served.
+ */
+export function operatorSecuritySchemes(origin = '') {
+  return {
+    bearer: { type: 'http' as const, scheme: 'bearer' },
+    oauth2: {
+      type: 'oauth2' as const,
+      description: 'An operator client token (vendor integration or Client ID Metadata Document client) of an owner or admin of this site.',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: origin + PATHS.authorization,
+          tokenUrl: origin + PATHS.token,
+          refreshUrl: origin + PATHS.token,
+          scopes: Object.fromEntries(OPERATOR_SCOPES.map((s) => [s, SCOPE_DESCRIPTIONS[s] ?? s])),
+        },
+      },
+    },
+  };
+}
 
 export function registerDocRoutes(app: FastifyInstance, services: Services): void {
   app.get(PATHS.authMd, { schema: { summary: 'How agents and clients authenticate here', tags: ['discovery'] } }, async (request, reply) =>
@@ -13,7 +37,12 @@ export function registerDocRoutes(app: FastifyInstance, services: Services): voi
       .send(authMarkdown(request.site, services.config.platform)),
   );
   app.get(PATHS.openapi, { schema: { summary: 'This OpenAPI description', tags: ['discovery'] } }, async (request, reply) => {
-    const document = { ...(app.swagger() as Record<string, unknown>), servers: [{ url: request.site.origin }] };
+    const base = app.swagger() as Record<string, unknown> & { components?: Record<string, unknown> };
+    const document = {
+      ...base,
+      servers: [{ url: request.site.origin }],
+      components: { ...base.components, securitySchemes: operatorSecuritySchemes(request.site.origin) },
+    };
     return reply.header('cache-control', 'public, max-age=60').send(document);
   });
 }

@@ -8,7 +8,7 @@ import { INTERNAL_ERROR, jsonRpcError, PARSE_ERROR, requestIdOf, SERVER_ERROR, t
 import { buildMcpServer } from '../../mcp/mcp-server.js';
 import { PATHS } from '../../oauth/discovery.js';
 import type { OperationContext } from '../../operations/operation.js';
-import { ANONYMOUS, accessFor, availableOn, type Caller, findOperation } from '../../operations/registry.js';
+import { ANONYMOUS, accessFor, availableOn, type Caller, findTool } from '../../operations/registry.js';
 import type { Services } from '../../services.js';
 import { type Site, variantCapabilities } from '../../sites/site.js';
 import { sendInsufficientScope, sendInvalidToken, sendLostStanding, wwwAuthenticate } from '../bearer-guard.js';
@@ -93,7 +93,7 @@ function sendNeedsToken(reply: FastifyReply, site: Site, tool: string, scopes: r
 function scopesNeededBy(body: unknown, site: Site): string[] | undefined {
   const needed = new Set<string>();
   for (const name of toolCallsIn(body)) {
-    const operation = findOperation(name);
+    const operation = findTool(name);
     if (operation && availableOn(operation, site)) for (const scope of operation.scopes) needed.add(scope);
   }
   return needed.size > 0 ? [...needed] : undefined;
@@ -128,7 +128,7 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
   // step up (MCP 2025-11-25 "Scope challenge handling"). Unknown tools, and tools this variant lacks, are
   // left to the SDK, which answers that no such tool exists.
   for (const name of toolCallsIn(request.body)) {
-    const operation = findOperation(name);
+    const operation = findTool(name);
     if (!operation || !availableOn(operation, site)) continue;
     const access = accessFor(operation, caller);
     if (access.kind === 'needs_token') return sendNeedsToken(reply, site, name, access.scopes);
