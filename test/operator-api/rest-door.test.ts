@@ -108,7 +108,7 @@ for (const dialect of DIALECTS) {
       expect(flow.authorizationUrl).toBe(`${server.academy}/oauth/authorize`);
       expect(Object.keys(flow.scopes)).toContain('courses:write');
       const validator = new Validator();
-      const result = await validator.validate(document as unknown as object);
+      const result = await validator.validate(document as unknown as Record<string, unknown>);
       expect(result.errors ?? []).toEqual([]);
       expect(result.valid).toBe(true);
     });
