@@ -1,7 +1,8 @@
 // Member API documents parsed and validated once per query text (SPEC 4.3; issue 3 limits). Apps send the
 // same few queries over and over, and graphql's validation costs several times what executing a small query
 // does; only the cost limit can depend on a request's variables, so only it is re-checked per request.
-import { type DocumentNode, GraphQLError, type GraphQLSchema, Kind, parse, specifiedRules, validate } from 'graphql';
+import { type DocumentNode, GraphQLError, type GraphQLSchema, Kind, specifiedRules, validate } from 'graphql';
+import { parseBounded } from './document-limits.js';
 import { costLimitRule, depthLimitRule } from './limits.js';
 
 /** How many distinct query texts are kept per schema; the oldest is dropped first. */
@@ -24,7 +25,7 @@ function declaresVariables(document: DocumentNode): boolean {
 function prepare(schema: GraphQLSchema, query: string): Preparation {
   let document: DocumentNode;
   try {
-    document = parse(query);
+    document = parseBounded(query);
   } catch (error) {
     if (error instanceof GraphQLError) return { ok: false, syntaxError: error };
     throw error;
