@@ -8,6 +8,7 @@ import { sendPage } from './security-headers.js';
 
 /** RFC 6749 5.2: JSON body, `Cache-Control: no-store`. */
 export function sendOAuthJsonError(reply: FastifyReply, error: OAuthError): FastifyReply {
+  if (error.challenge) reply.header('www-authenticate', error.challenge);
   return reply
     .code(error.status)
     .header('cache-control', 'no-store')

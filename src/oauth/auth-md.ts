@@ -46,7 +46,7 @@ ${as.authorization_endpoint}?response_type=code&client_id=CLIENT_ID&redirect_uri
 
 ## 4. Exchange the code
 
-\`POST ${as.token_endpoint}\` (\`application/x-www-form-urlencoded\`): \`grant_type=authorization_code\`, \`code\`, \`redirect_uri\`, \`client_id\`, \`code_verifier\`, \`resource=${o}\` (confidential clients add \`client_secret\`: \`client_secret_post\`).
+\`POST ${as.token_endpoint}\` (\`application/x-www-form-urlencoded\`): \`grant_type=authorization_code\`, \`code\`, \`redirect_uri\`, \`client_id\`, \`code_verifier\`, \`resource=${o}\` (confidential clients authenticate with HTTP Basic, \`client_secret_basic\`, or add \`client_secret\`, \`client_secret_post\`).
 
 The answer has \`access_token\`, \`token_type\` (Bearer), \`expires_in\`, \`refresh_token\`, \`scope\`, and an \`id_token\` when \`openid\` was granted. Verify the ID token: \`iss\` = \`${as.issuer}\`, \`aud\` = your client_id, \`exp\` in the future, \`nonce\` as sent, ES256 signature by the key named by \`kid\` at \`${as.jwks_uri}\`. A verified ID token needs no UserInfo call.
 

@@ -22,7 +22,7 @@ export const PATHS = {
   mcp: '/mcp',
 } as const;
 
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post'] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
 
 export function protectedResourceUrl(site: Site): string {
   return site.origin + PATHS.protectedResource;
@@ -46,7 +46,7 @@ export function authorizationServerMetadata(site: Site, platform: PlatformConfig
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
     revocation_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
-    introspection_endpoint_auth_methods_supported: ['client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     authorization_response_iss_parameter_supported: true,
     client_id_metadata_document_supported: platform.cimd.open_registration || platform.cimd.allowlist.length > 0,
     id_token_signing_alg_values_supported: [SIGNING_ALG],

@@ -48,6 +48,8 @@ export class OAuthError extends Error {
     readonly code: OAuthErrorCode,
     readonly description: string,
     status?: number,
+    /** A `WWW-Authenticate` challenge to send with it (RFC 6749 5.2 for HTTP Basic failures). */
+    readonly challenge?: string,
   ) {
     super(`${code}: ${description}`);
     this.status = status ?? DEFAULT_STATUS[code];

@@ -30,7 +30,10 @@ export async function handleIntrospection(
 ): Promise<IntrospectionResponse> {
   const client = await authenticateClient(ctx.clients, site, params, authorizationHeader);
   if (client.authMethod === 'none')
-    throw new OAuthError('invalid_client', 'introspection is for confidential clients; authenticate with client_secret_post');
+    throw new OAuthError(
+      'invalid_client',
+      'introspection is for confidential clients; authenticate with client_secret_basic or client_secret_post',
+    );
   const token = required(params, 'token');
   const hint = single(params, 'token_type_hint');
   const tokenHash = hashToken(token);

@@ -320,9 +320,9 @@ for (const dialect of DIALECTS) {
         expectOAuthError(await exchangeCode(issued, { client_secret: 'anything' }), 401, 'invalid_client');
       });
 
-      it('refuses HTTP Basic client authentication with invalid_client', async () => {
+      it('refuses HTTP Basic with a wrong secret with 401 invalid_client and a Basic challenge (RFC 6749 5.2)', async () => {
         const issued = await getCode(server, academyWeb, { who: student });
-        const basic = `Basic ${Buffer.from(`${academyWeb.clientId}:${academyWeb.secret}`).toString('base64')}`;
+        const basic = `Basic ${Buffer.from(`${academyWeb.clientId}:wrong-secret`).toString('base64')}`;
         const res = await postForm(
           tokenUrl,
           {
@@ -335,6 +335,7 @@ for (const dialect of DIALECTS) {
           { authorization: basic },
         );
         expectOAuthError(res, 401, 'invalid_client');
+        expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="/);
       });
 
       it('refuses an unknown client_id and a missing client_id with invalid_client', async () => {

@@ -133,10 +133,10 @@ for (const dialect of DIALECTS) {
       expect((await userInfo(server.academy, tokens.access_token)).status).toBe(401);
     });
 
-    it('refuses a request without client_id, with an unknown client or with HTTP Basic as invalid_client', async () => {
+    it('refuses a request without client_id, with an unknown client or with a wrong HTTP Basic secret as invalid_client', async () => {
       expectError(await postForm(revokeUrl, { token: 'sga_x' }), 401, 'invalid_client');
       expectError(await postForm(revokeUrl, { token: 'sga_x', client_id: 'no-such-client' }), 401, 'invalid_client');
-      const basic = `Basic ${Buffer.from(`${academyWeb.clientId}:${academyWeb.secret}`).toString('base64')}`;
+      const basic = `Basic ${Buffer.from(`${academyWeb.clientId}:wrong`).toString('base64')}`;
       expectError(await postForm(revokeUrl, { token: 'sga_x' }, { authorization: basic }), 401, 'invalid_client');
     });
 

@@ -162,7 +162,7 @@ for (const dialect of DIALECTS) {
         await introspect(server.academy, tokens.access_token, { client_id: academyWeb.clientId, client_secret: 'wrong' }),
       );
       expectInvalidClient(await introspect(server.academy, tokens.access_token, { client_id: 'no-such-client', client_secret: 'x' }));
-      const basic = `Basic ${Buffer.from(`${academyWeb.clientId}:${academyWeb.secret}`).toString('base64')}`;
+      const basic = `Basic ${Buffer.from(`${academyWeb.clientId}:wrong`).toString('base64')}`;
       const res = await fetch(`${server.academy}/api/oauth/introspect`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
@@ -178,10 +178,10 @@ for (const dialect of DIALECTS) {
       expect(res.body.error).toBe('invalid_request');
     });
 
-    it('is advertised in the authorization server metadata with client_secret_post', async () => {
+    it('is advertised in the authorization server metadata with client_secret_basic and client_secret_post', async () => {
       const meta = (await (await fetch(`${server.academy}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
       expect(meta.introspection_endpoint).toBe(`${server.academy}/api/oauth/introspect`);
-      expect(meta.introspection_endpoint_auth_methods_supported).toEqual(['client_secret_post']);
+      expect(meta.introspection_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post']);
     });
   });
 }

@@ -171,9 +171,13 @@ for (const dialect of DIALECTS) {
           expect(body.code_challenge_methods_supported).toEqual(['S256']);
         });
 
-        it('advertises token endpoint auth methods none and client_secret_post', async () => {
+        it('advertises token endpoint auth methods none, client_secret_basic and client_secret_post', async () => {
           const { body } = await getJson(origin() + WELL_KNOWN.as);
-          expect([...(body.token_endpoint_auth_methods_supported as string[])].sort()).toEqual(['client_secret_post', 'none']);
+          expect([...(body.token_endpoint_auth_methods_supported as string[])].sort()).toEqual([
+            'client_secret_basic',
+            'client_secret_post',
+            'none',
+          ]);
         });
 
         it('advertises the RFC 9207 iss parameter, Client ID Metadata Documents (demo) and ES256 ID tokens', async () => {

@@ -10,12 +10,27 @@ interface Case {
   site: 'academy' | 'studio';
   clientId: string;
   secret?: string;
+  /** How a confidential client authenticates (RFC 6749 2.3.1): HTTP Basic or the form body. */
+  auth?: 'basic' | 'post';
   redirectUri: (port: number) => string;
 }
 
 const CASES: Case[] = [
   { site: 'academy', clientId: 'academy-member-app', redirectUri: () => 'http://127.0.0.1:53123/callback' },
-  { site: 'academy', clientId: 'academy-member-web', secret: 'academy-member-secret', redirectUri: () => 'http://127.0.0.1:8976/callback' },
+  {
+    site: 'academy',
+    clientId: 'academy-member-web',
+    secret: 'academy-member-secret',
+    auth: 'post',
+    redirectUri: () => 'http://127.0.0.1:8976/callback',
+  },
+  {
+    site: 'academy',
+    clientId: 'academy-member-web',
+    secret: 'academy-member-secret',
+    auth: 'basic',
+    redirectUri: () => 'http://127.0.0.1:8976/callback',
+  },
   { site: 'studio', clientId: 'studio-member-app', redirectUri: () => 'http://localhost:41000/callback' },
 ];
 
@@ -28,13 +43,13 @@ for (const dialect of DIALECTS) {
     afterAll(() => server?.close());
 
     for (const c of CASES) {
-      it(`${c.site} with ${c.clientId}: code + PKCE, verified ID token, UserInfo, refresh without id_token, revocation`, async () => {
+      it(`${c.site} with ${c.clientId}${c.auth ? ` (client_secret_${c.auth})` : ''}: code + PKCE, verified ID token, UserInfo, refresh without id_token, revocation`, async () => {
         const origin = server[c.site];
         const config = await client.discovery(
           new URL(origin),
           c.clientId,
           c.secret ? { client_secret: c.secret } : undefined,
-          c.secret ? client.ClientSecretPost(c.secret) : client.None(),
+          c.secret ? (c.auth === 'basic' ? client.ClientSecretBasic(c.secret) : client.ClientSecretPost(c.secret)) : client.None(),
           { execute: [client.allowInsecureRequests] },
         );
         expect(config.serverMetadata().issuer).toBe(origin);
@@ -81,6 +96,11 @@ for (const dialect of DIALECTS) {
         expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
         expect(refreshed.access_token).not.toBe(tokens.access_token);
 
+        if (c.secret) {
+          const introspected = await client.tokenIntrospection(config, refreshed.access_token);
+          expect(introspected.active).toBe(true);
+          expect(introspected.client_id).toBe(c.clientId);
+        }
         await client.tokenRevocation(config, refreshed.refresh_token as string);
         await expect(client.fetchUserInfo(config, refreshed.access_token, claims?.sub as string)).rejects.toThrow();
         await expect(client.refreshTokenGrant(config, refreshed.refresh_token as string)).rejects.toThrow();

@@ -1,5 +1,6 @@
 // Client authentication at the token, revocation and introspection endpoints (RFC 6749 2.3, 3.2.1;
-// SPEC 5.1): public clients use `none`, confidential ones `client_secret_post`. The secret is compared
+// SPEC 5.1): public clients use `none`; confidential ones `client_secret_basic` (RFC 6749 2.3.1, what most
+// libraries send by default) or `client_secret_post`. One method per request (2.3). The secret is compared
 // as a hash, in constant time.
 import { CimdError } from '../../clients/cimd/types.js';
 import type { Client } from '../../clients/client.js';
@@ -9,37 +10,88 @@ import type { Site } from '../../sites/site.js';
 import { OAuthError } from '../errors.js';
 import { type RawParams, single } from '../parameters.js';
 
+/** RFC 6749 5.2: a failed Basic authentication answers 401 with a challenge of the scheme the client used. */
+function basicFailure(site: Site, description: string): OAuthError {
+  return new OAuthError('invalid_client', description, 401, `Basic realm="${site.origin}", charset="UTF-8"`);
+}
+
+/** RFC 6749 2.3.1 / Appendix B: id and secret are each form-urlencoded before Base64. */
+function formDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+export interface BasicCredentials {
+  clientId: string;
+  secret: string;
+}
+
+/** Reads `Authorization: Basic`; undefined when the header is another scheme or absent; throws when malformed. */
+export function parseBasicCredentials(site: Site, header: string | undefined): BasicCredentials | undefined {
+  if (!header) return undefined;
+  const match = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(header);
+  if (!match) {
+    if (/^basic(\s|$)/i.test(header)) throw basicFailure(site, 'the Basic credentials are malformed');
+    return undefined;
+  }
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const clientId = colon < 0 ? undefined : formDecode(decoded.slice(0, colon));
+  const secret = colon < 0 ? undefined : formDecode(decoded.slice(colon + 1));
+  if (!clientId || secret === undefined)
+    throw basicFailure(site, 'the Basic credentials must be client_id:client_secret, each form-urlencoded');
+  return { clientId, secret };
+}
+
+async function resolveClient(clients: ClientResolver, site: Site, clientId: string): Promise<Client | undefined> {
+  try {
+    return await clients.resolve(site, clientId);
+  } catch (err) {
+    if (err instanceof CimdError) throw new OAuthError('invalid_client', err.message);
+    throw err;
+  }
+}
+
 export async function authenticateClient(
   clients: ClientResolver,
   site: Site,
   params: RawParams,
   authorizationHeader: string | undefined,
 ): Promise<Client> {
-  if (authorizationHeader && /^basic /i.test(authorizationHeader)) {
-    throw new OAuthError(
-      'invalid_client',
-      'client_secret_basic is not supported; send client_id and client_secret in the form body (client_secret_post)',
-    );
+  const basic = parseBasicCredentials(site, authorizationHeader);
+  const bodyClientId = single(params, 'client_id');
+  const bodySecret = single(params, 'client_secret');
+  if (basic) {
+    if (bodySecret !== undefined)
+      throw new OAuthError('invalid_request', 'use one client authentication method: client_secret in the body or HTTP Basic, not both');
+    if (bodyClientId !== undefined && bodyClientId !== basic.clientId)
+      throw new OAuthError('invalid_request', 'client_id in the body differs from the one in the Authorization header');
+    const client = await resolveClient(clients, site, basic.clientId);
+    if (!client) throw basicFailure(site, `unknown client_id at ${site.origin}`);
+    if (client.authMethod === 'none') throw basicFailure(site, 'this client is public (token_endpoint_auth_method none) and has no secret');
+    if (!client.secretHash || !constantTimeEqual(hashToken(basic.secret), client.secretHash)) {
+      throw basicFailure(site, 'client authentication failed');
+    }
+    return client;
   }
-  const clientId = single(params, 'client_id');
-  if (!clientId) throw new OAuthError('invalid_client', 'client_id is required');
-  let client: Client | undefined;
-  try {
-    client = await clients.resolve(site, clientId);
-  } catch (err) {
-    if (err instanceof CimdError) throw new OAuthError('invalid_client', err.message);
-    throw err;
-  }
+
+  if (!bodyClientId) throw new OAuthError('invalid_client', 'client_id is required');
+  const client = await resolveClient(clients, site, bodyClientId);
   if (!client) throw new OAuthError('invalid_client', `unknown client_id at ${site.origin}`);
-  const secret = single(params, 'client_secret');
   if (client.authMethod === 'none') {
-    if (secret !== undefined)
+    if (bodySecret !== undefined)
       throw new OAuthError('invalid_client', 'this client is public (token_endpoint_auth_method none) and must not send client_secret');
     return client;
   }
-  if (secret === undefined)
-    throw new OAuthError('invalid_client', 'client_secret is required for this confidential client (client_secret_post)');
-  if (!client.secretHash || !constantTimeEqual(hashToken(secret), client.secretHash)) {
+  if (bodySecret === undefined)
+    throw new OAuthError(
+      'invalid_client',
+      'this client is confidential: authenticate with HTTP Basic (client_secret_basic) or client_secret in the body (client_secret_post)',
+    );
+  if (!client.secretHash || !constantTimeEqual(hashToken(bodySecret), client.secretHash)) {
     throw new OAuthError('invalid_client', 'client authentication failed');
   }
   return client;
