@@ -38,6 +38,9 @@ const authorizeQuery = z.looseObject({
   state: param,
   nonce: param,
   prompt: param.describe('none, login or consent'),
+  max_age: param.describe('seconds since the last sign-in that the client accepts (OIDC)'),
+  login_hint: param.describe('e-mail address to fill in on the sign-in form (OIDC)'),
+  id_token_hint: param.describe('an ID token this site issued to the client, naming the expected person (OIDC)'),
 });
 const signInBody = z.looseObject({ email: param, password: param, csrf_token: param, return_to: param });
 const decisionBody = z.looseObject({ decision: param, request: param, csrf_token: param });
@@ -60,13 +63,27 @@ function safeReturnTo(value: string | undefined): string | undefined {
   return value?.startsWith(`${PATHS.authorization}?`) ? value : undefined;
 }
 
-/** After a successful sign-in the `login` prompt has been satisfied; drop it so the flow moves on. */
-function withoutLoginPrompt(returnTo: string): string {
+/**
+ * A fresh sign-in satisfies `prompt=login` and `max_age`; drop both so the flow moves on (max_age=0 would
+ * otherwise ask again whenever the redirect crossed a second boundary).
+ */
+function withoutSatisfiedSignIn(returnTo: string): string {
   const url = new URL(returnTo, 'http://placeholder');
   const prompt = (url.searchParams.get('prompt') ?? '').split(' ').filter((p) => p && p !== 'login');
   if (prompt.length > 0) url.searchParams.set('prompt', prompt.join(' '));
   else url.searchParams.delete('prompt');
+  url.searchParams.delete('max_age');
   return url.pathname + url.search;
+}
+
+/** The form body of a POSTed authorization request, as the query string a GET would have carried. */
+function formAsQuery(body: Record<string, string | string[] | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(body)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) query.append(name, v);
+  }
+  return query.toString();
 }
 
 export function registerAuthorizeRoutes(app: FastifyInstance, services: Services): void {
@@ -74,6 +91,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
   const csrf: CsrfProtection = createCsrfProtection(services.csrfKey);
   const pipeline: AuthorizePipelineDeps = {
     clients: services.clients,
+    keys: services.keys,
     onCimdRefused: (site, clientId, error) =>
       recordAudit(db, { siteId: site.id, kind: 'cimd.refused', clientId, detail: { reason: error.reason, message: error.message } }, clock),
   };
@@ -129,19 +147,39 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
     );
   };
 
+  /** OIDC Core 3.1.2.1: GET and POST carry the same request, as the query or as a form body. */
+  const authorize = async (request: FastifyRequest, reply: FastifyReply, params: RawParams, rawQuery: string) => {
+    const site = request.site;
+    const req = await validateAuthorizationRequest(pipeline, site, params);
+    const session = await currentSession(db, request, clock);
+    const step = await nextStep(db, site, req, session, clock.now());
+    const signIn = () => showSignIn(request, reply, 200, `${PATHS.authorization}?${rawQuery}`, { email: req.loginHint ?? undefined });
+    if (step.kind === 'sign_in') return signIn();
+    if (step.kind === 'consent' && session) return showConsent(request, reply, req, session.personId, rawQuery);
+    if (step.kind === 'issue_code') return redirectWithCode(reply, site, req, step.personId, step.authTime);
+    return signIn();
+  };
+
   app.get(
     PATHS.authorization,
     { schema: { summary: 'Authorization endpoint (browser)', tags: ['oauth'], querystring: authorizeQuery }, config: { kind: 'page' } },
+    async (request, reply) => authorize(request, reply, request.query as RawParams, request.url.slice(request.url.indexOf('?') + 1)),
+  );
+
+  app.post(
+    PATHS.authorization,
+    {
+      schema: {
+        summary: 'Authorization endpoint (browser, form post)',
+        tags: ['oauth'],
+        body: authorizeQuery,
+        consumes: ['application/x-www-form-urlencoded'],
+      },
+      config: { kind: 'page' },
+    },
     async (request, reply) => {
-      const site = request.site;
-      const rawQuery = request.url.slice(request.url.indexOf('?') + 1);
-      const req = await validateAuthorizationRequest(pipeline, site, request.query as RawParams);
-      const session = await currentSession(db, request, clock);
-      const step = await nextStep(db, site, req, session);
-      if (step.kind === 'sign_in') return showSignIn(request, reply, 200, `${PATHS.authorization}?${rawQuery}`);
-      if (step.kind === 'consent' && session) return showConsent(request, reply, req, session.personId, rawQuery);
-      if (step.kind === 'issue_code') return redirectWithCode(reply, site, req, step.personId, step.authTime);
-      return showSignIn(request, reply, 200, `${PATHS.authorization}?${rawQuery}`);
+      const body = (request.body ?? {}) as Record<string, string | string[] | undefined>;
+      return authorize(request, reply, body, formAsQuery(body));
     },
   );
 
@@ -186,7 +224,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
       const sessionId = await createSession(db, site.id, result.personId, config.platform.lifetimes.session, clock);
       setSessionCookie(reply, site, sessionId, config.platform.lifetimes.session);
       await recordAudit(db, { siteId: site.id, kind: 'sign_in.succeeded', personId: result.personId }, clock);
-      if (returnTo) return reply.code(303).header('cache-control', 'no-store').header('location', withoutLoginPrompt(returnTo)).send();
+      if (returnTo) return reply.code(303).header('cache-control', 'no-store').header('location', withoutSatisfiedSignIn(returnTo)).send();
       return sendPage(reply, 200, noticePage(site.name, 'Signed in', 'You are signed in. You can close this page.'));
     },
   );

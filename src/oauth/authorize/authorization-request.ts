@@ -12,4 +12,10 @@ export interface AuthorizationRequest {
   codeChallenge: string;
   nonce: string | null;
   prompt: Set<PromptValue>;
+  /** OIDC max_age in seconds, or null. */
+  maxAge: number | null;
+  /** OIDC login_hint: fills the sign-in form's e-mail field. */
+  loginHint: string | null;
+  /** The person an id_token_hint names, or null. */
+  hintedSubject: string | null;
 }

@@ -58,15 +58,32 @@ export async function assertMayApprove(db: Kysely<Database>, site: Site, req: Au
   }
 }
 
+/** Why the person must sign in (again) before anything else, or null when the session will do. */
+function signInNeeded(req: AuthorizationRequest, session: Session | undefined, now: number): string | null {
+  if (!session) return 'the person is not signed in';
+  if (req.prompt.has('login')) return 'prompt=login asks for a new sign-in';
+  // OIDC Core 3.1.2.1: max_age counts whole seconds since the person authenticated.
+  if (req.maxAge !== null && Math.floor((now - session.authTime) / 1000) > req.maxAge)
+    return 'the last sign-in is older than max_age allows';
+  return null;
+}
+
 export async function nextStep(
   db: Kysely<Database>,
   site: Site,
   req: AuthorizationRequest,
   session: Session | undefined,
+  now: number,
 ): Promise<NextStep> {
-  if (!session || req.prompt.has('login')) {
-    if (req.prompt.has('none')) throw redirectError(req, 'login_required', 'the person is not signed in');
+  const why = signInNeeded(req, session, now);
+  if (why !== null || !session) {
+    if (req.prompt.has('none')) throw redirectError(req, 'login_required', why ?? 'the person is not signed in');
     return { kind: 'sign_in' };
+  }
+  // OIDC Core 3.1.2.1: when the signed-in person is not the one id_token_hint names, answer an error
+  // rather than act for someone the client did not expect.
+  if (req.hintedSubject !== null && req.hintedSubject !== session.personId) {
+    throw redirectError(req, 'login_required', 'the signed-in person is not the one id_token_hint names');
   }
   await assertMayApprove(db, site, req, session.personId);
   const consented = await storedConsent(db, site.id, session.personId, req.client.clientId);

@@ -7,7 +7,11 @@ import type { Site } from '../../sites/site.js';
 import { OAuthError, RedirectableAuthorizationError } from '../errors.js';
 import type { RawParams } from '../parameters.js';
 import type { AuthorizationRequest } from './authorization-request.js';
+import type { KeyCache } from '../../keys/key-cache.js';
 import { checkClient } from './checks/check-client.js';
+import { checkIdTokenHint } from './checks/check-id-token-hint.js';
+import { checkLoginHint } from './checks/check-login-hint.js';
+import { checkMaxAge } from './checks/check-max-age.js';
 import { checkNonce } from './checks/check-nonce.js';
 import { checkPkce } from './checks/check-pkce.js';
 import { checkPrompt } from './checks/check-prompt.js';
@@ -19,6 +23,8 @@ import { checkScope } from './checks/check-scope.js';
 
 export interface AuthorizePipelineDeps {
   clients: ClientResolver;
+  /** The site's published keys, against which an id_token_hint is verified. */
+  keys: KeyCache;
   onCimdRefused: (site: Site, clientId: string, error: CimdError) => Promise<void>;
 }
 
@@ -44,7 +50,10 @@ export async function validateAuthorizationRequest(
     const scopes = checkScope(params, client);
     const nonce = checkNonce(params);
     const prompt = checkPrompt(params);
-    return { client, redirectUri, state, scopes, resource, codeChallenge, nonce, prompt };
+    const maxAge = checkMaxAge(params);
+    const loginHint = checkLoginHint(params);
+    const hintedSubject = await checkIdTokenHint(params, site, client, deps.keys);
+    return { client, redirectUri, state, scopes, resource, codeChallenge, nonce, prompt, maxAge, loginHint, hintedSubject };
   } catch (err) {
     if (err instanceof OAuthError) throw new RedirectableAuthorizationError(err.code, err.description, redirectUri, state);
     throw err;
