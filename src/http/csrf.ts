@@ -1,39 +1,42 @@
-// CSRF protection for every form: a random per-browser value in an HttpOnly cookie, and in each form
-// an HMAC of it bound to the form's purpose (double submit, signed). A cross-site page can neither read
-// the cookie nor compute the field.
+// CSRF protection for every form: a random per-browser value in an HttpOnly cookie of this site, and in
+// each form an HMAC of it bound to the site and the form's purpose (double submit, signed). A cross-site
+// page can neither read the cookie nor compute the field, and a value issued by one site of the
+// deployment is refused by every other (two sites on one host name share cookies across ports).
 import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual } from '../kernel/hashing.js';
 import { randomSecret } from '../kernel/random.js';
+import { isSecureOrigin, siteCookieName } from './session-cookie.js';
 
 export const CSRF_COOKIE = 'sg_csrf';
 
 export type CsrfPurpose = 'sign-in' | 'consent' | 'sign-out';
 
 export interface CsrfProtection {
-  /** The form field value for this browser, setting the cookie when it has none. */
-  issue(request: FastifyRequest, reply: FastifyReply, purpose: CsrfPurpose, secure: boolean): string;
+  /** The form field value for this browser at this site, setting the cookie when it has none. */
+  issue(request: FastifyRequest, reply: FastifyReply, purpose: CsrfPurpose): string;
   verify(request: FastifyRequest, purpose: CsrfPurpose, submitted: string | undefined): boolean;
 }
 
 export function createCsrfProtection(key: Buffer): CsrfProtection {
-  const sign = (browserValue: string, purpose: CsrfPurpose) =>
-    createHmac('sha256', key).update(`${purpose}:${browserValue}`).digest('base64url');
+  const sign = (siteId: string, browserValue: string, purpose: CsrfPurpose) =>
+    createHmac('sha256', key).update(`${siteId}\u0000${purpose}\u0000${browserValue}`).digest('base64url');
   return {
-    issue(request, reply, purpose, secure) {
-      let value = request.cookies[CSRF_COOKIE];
+    issue(request, reply, purpose) {
+      const name = siteCookieName(request.site, CSRF_COOKIE);
+      let value = request.cookies[name];
       if (!value || value.length < 32) {
         value = randomSecret();
-        reply.setCookie(CSRF_COOKIE, value, { path: '/', httpOnly: true, sameSite: 'lax', secure });
+        reply.setCookie(name, value, { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecureOrigin(request.site) });
         // A later issue() in this same request must see the value just set.
-        request.cookies[CSRF_COOKIE] = value;
+        request.cookies[name] = value;
       }
-      return sign(value, purpose);
+      return sign(request.site.id, value, purpose);
     },
     verify(request, purpose, submitted) {
-      const value = request.cookies[CSRF_COOKIE];
+      const value = request.cookies[siteCookieName(request.site, CSRF_COOKIE)];
       if (!value || !submitted) return false;
-      return constantTimeEqual(sign(value, purpose), submitted);
+      return constantTimeEqual(sign(request.site.id, value, purpose), submitted);
     },
   };
 }

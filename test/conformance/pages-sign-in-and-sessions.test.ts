@@ -186,7 +186,7 @@ for (const dialect of DIALECTS) {
     describe('the session cookie', () => {
       useServer();
 
-      it('is sg_session, HttpOnly, SameSite=Lax, Path=/, and not Secure on an http origin', async () => {
+      it('is sg_session_<site id>, HttpOnly, SameSite=Lax, Path=/, and not Secure on an http origin', async () => {
         const step = await signInThrough(person('student'), academyUrl());
         const cookie = setCookie(step.headers, 'sg_session');
         expect(cookie).toBeDefined();
@@ -217,9 +217,10 @@ for (const dialect of DIALECTS) {
       it('signs you in at one site only: the Demo Academy session does not sign you in at Demo Studio', async () => {
         const p = person('student');
         const step = await signInThrough(p, academyUrl());
-        const value = setCookie(step.headers, 'sg_session')?.get('value') as string;
+        const session = setCookie(step.headers, 'sg_session');
+        const value = session?.get('value') as string;
         const withCookie = async (url: string) => {
-          const res = await fetch(url, { headers: { cookie: `sg_session=${value}` }, redirect: 'manual' });
+          const res = await fetch(url, { headers: { cookie: `${session?.get('name')}=${value}` }, redirect: 'manual' });
           return { status: res.status, location: res.headers.get('location'), html: await res.text(), headers: res.headers };
         };
         // The cookie works where it was issued...
@@ -236,7 +237,8 @@ for (const dialect of DIALECTS) {
       it('ends the session with a CSRF-protected POST: the next authorization shows the sign-in form', async () => {
         const p = person('student');
         const signedIn = await signInThrough(p, academyUrl());
-        const value = setCookie(signedIn.headers, 'sg_session')?.get('value') as string;
+        const session = setCookie(signedIn.headers, 'sg_session');
+        const value = session?.get('value') as string;
         expect(isConsentPage(await p.request(academyUrl()))).toBe(true);
 
         const page = await p.request(`${server.academy}/oauth/sign-out`);
@@ -250,7 +252,7 @@ for (const dialect of DIALECTS) {
 
         expect(isSignInForm(await p.request(academyUrl()))).toBe(true);
         // The old cookie is dead on the server, not only forgotten by the browser.
-        const replay = await fetch(academyUrl(), { headers: { cookie: `sg_session=${value}` }, redirect: 'manual' });
+        const replay = await fetch(academyUrl(), { headers: { cookie: `${session?.get('name')}=${value}` }, redirect: 'manual' });
         expect(isSignInForm({ status: replay.status, location: null, html: await replay.text(), headers: replay.headers })).toBe(true);
         const row = await server.store.db
           .selectFrom('sessions')

@@ -61,8 +61,8 @@ for (const dialect of DIALECTS) {
       const signedIn = await who.request(`${origin}/oauth/sign-in`, {
         form: { ...hiddenFields(page.html), email: DEMO.student.email, password: DEMO.student.password },
       });
-      const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('sg_session='));
-      const sessionId = cookie?.split(';')[0]?.slice('sg_session='.length);
+      const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('sg_session_'));
+      const sessionId = cookie?.split(';')[0]?.split('=')[1];
       expect(sessionId).toBeTruthy();
       secrets.set(`${label} session id`, sessionId as string);
 

@@ -1,4 +1,4 @@
-// RFC 9700 4.1.1, OWASP ASVS 9.1 (issue 8 security read): an https site tells browsers never to reach it
+// RFC 9700 4.1.1, OWASP ASVS 9.1, 3.4 (issue 8 security read): an https site tells browsers never to reach it
 // over plain http again (Strict-Transport-Security); a plain-http site (local development) does not,
 // since browsers ignore the header there and it would only mislead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,18 @@ for (const dialect of DIALECTS) {
         expect(res.status, path).not.toBe(404);
         expect(res.headers.get('strict-transport-security'), path).toBe('max-age=31536000');
       }
+    });
+
+    it('names the cookies of an https site with the __Host- prefix: Secure, Path=/, no Domain', async () => {
+      const res = await fetch(`http://127.0.0.1:${server.port}/oauth/sign-out`, {
+        headers: { 'x-forwarded-host': 'secure.example', 'x-forwarded-proto': 'https' },
+      });
+      expect(res.status).toBe(200);
+      const line = res.headers.getSetCookie().find((l) => l.startsWith('__Host-sg_csrf_'));
+      expect(line).toBeDefined();
+      expect(line).toMatch(/; Secure/i);
+      expect(line).toMatch(/; Path=\//i);
+      expect(line).not.toMatch(/Domain=/i);
     });
 
     it('sends no Strict-Transport-Security on a plain-http site', async () => {

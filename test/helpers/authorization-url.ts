@@ -186,12 +186,21 @@ export function elements(html: string, name: string): Array<{ attrs: Attributes;
   }));
 }
 
-/** Cookie attributes of one Set-Cookie line, names lowercased. */
-export function setCookie(headers: Headers, name: string): Map<string, string> | undefined {
-  const line = headers.getSetCookie().find((l) => l.startsWith(`${name}=`));
+/**
+ * Cookie attributes of one Set-Cookie line, names lowercased, for one of the site's cookies: `base` is
+ * `sg_session` or `sg_csrf`, which each site suffixes with its id (and prefixes `__Host-` on https).
+ * The entry `name` holds the cookie's full name.
+ */
+export function setCookie(headers: Headers, base: string): Map<string, string> | undefined {
+  const pattern = new RegExp(`^(?:__Host-)?${base}_[A-Za-z0-9_-]+=`);
+  const line = headers.getSetCookie().find((l) => pattern.test(l));
   if (!line) return undefined;
   const [pair, ...rest] = line.split(';');
-  const out = new Map<string, string>([['value', (pair ?? '').slice(name.length + 1)]]);
+  const eq = (pair ?? '').indexOf('=');
+  const out = new Map<string, string>([
+    ['name', (pair ?? '').slice(0, eq)],
+    ['value', (pair ?? '').slice(eq + 1)],
+  ]);
   for (const attr of rest) {
     const eq = attr.indexOf('=');
     out.set((eq < 0 ? attr : attr.slice(0, eq)).trim().toLowerCase(), eq < 0 ? '' : attr.slice(eq + 1).trim());

@@ -38,7 +38,7 @@ export class Person {
   ) {}
 
   private cookieHeader(url: URL): string {
-    const cookies = this.jar.get(url.host);
+    const cookies = this.jar.get(url.hostname);
     return cookies ? [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') : '';
   }
 
@@ -48,10 +48,10 @@ export class Person {
       const eq = (pair ?? '').indexOf('=');
       const name = (pair ?? '').slice(0, eq).trim();
       const value = (pair ?? '').slice(eq + 1).trim();
-      const cookies = this.jar.get(url.host) ?? new Map<string, string>();
+      const cookies = this.jar.get(url.hostname) ?? new Map<string, string>();
       if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '') cookies.delete(name);
       else cookies.set(name, value);
-      this.jar.set(url.host, cookies);
+      this.jar.set(url.hostname, cookies);
     }
   }
 

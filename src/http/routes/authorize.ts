@@ -24,7 +24,7 @@ import { layout } from '../pages/layout.js';
 import { messagePage, noticePage } from '../pages/message-page.js';
 import { signInPage } from '../pages/sign-in-page.js';
 import { sendPage } from '../security-headers.js';
-import { clearSessionCookie, currentSession, isSecureOrigin, SESSION_COOKIE, setSessionCookie } from '../session-cookie.js';
+import { clearSessionCookie, currentSession, sessionCookieValue, setSessionCookie } from '../session-cookie.js';
 
 const param = z.union([z.string(), z.array(z.string())]).optional();
 const authorizeQuery = z.looseObject({
@@ -108,7 +108,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
       status,
       signInPage({
         siteName: request.site.name,
-        csrfToken: csrf.issue(request, reply, 'sign-in', isSecureOrigin(request.site)),
+        csrfToken: csrf.issue(request, reply, 'sign-in'),
         returnTo,
         ...extra,
       }),
@@ -140,7 +140,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
         documentHost: req.client.documentHost,
         personName: person?.name ?? '',
         scopes: req.scopes,
-        csrfToken: csrf.issue(request, reply, 'consent', isSecureOrigin(request.site)),
+        csrfToken: csrf.issue(request, reply, 'consent'),
         request: rawRequest,
       }),
       { allowFormRedirect: true },
@@ -271,7 +271,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
     '/oauth/sign-out',
     { schema: { summary: 'Sign-out page', tags: ['pages'] }, config: { kind: 'page' } },
     async (request, reply) => {
-      const token = csrf.issue(request, reply, 'sign-out', isSecureOrigin(request.site));
+      const token = csrf.issue(request, reply, 'sign-out');
       const body = html`<form method="post" action="/oauth/sign-out"><input type="hidden" name="csrf_token" value="${token}"><div class="actions"><button type="submit">Sign out</button></div></form>`;
       return sendPage(reply, 200, layout('Sign out', request.site.name, body));
     },
@@ -289,7 +289,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
       if (!csrf.verify(request, 'sign-out', text(body.csrf_token))) {
         return sendPage(reply, 403, messagePage(site.name, 'This form expired', 'Reload the page and try again.'));
       }
-      const sessionId = request.cookies[SESSION_COOKIE];
+      const sessionId = sessionCookieValue(request);
       const session = await currentSession(db, request, clock);
       if (sessionId) await deleteSession(db, site.id, sessionId);
       if (session) await recordAudit(db, { siteId: site.id, kind: 'sign_out', personId: session.personId }, clock);
