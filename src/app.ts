@@ -5,13 +5,13 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
-import { Redis } from 'ioredis';
 import type { AppDeps } from './app-deps.js';
 import { handleError } from './http/error-handler.js';
 import { ADMIN_API_BASE, registerAdminApiRoutes } from './http/routes/admin-api.js';
 import { registerAuthorizeRoutes } from './http/routes/authorize.js';
 import { registerAvatarRoutes } from './http/routes/avatars.js';
 import { registerDiscoveryRoutes } from './http/routes/discovery.js';
+import { registerHealthRoutes } from './http/routes/health.js';
 import { registerDocRoutes } from './http/routes/docs.js';
 import { registerMcpRoutes } from './http/routes/mcp.js';
 import { registerMemberGraphqlRoutes } from './http/routes/member-graphql.js';
@@ -43,7 +43,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
   app.decorate('services', services);
-  app.addHook('onClose', () => services.signals.close());
+  app.addHook('onClose', async () => {
+    await services.signals.close();
+    services.redis?.disconnect();
+  });
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; serialising plainly keeps the hot paths free of validation.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -64,9 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(formbody, { bodyLimit: config.platform.limits.body_bytes });
   await app.register(rateLimit, {
     global: false,
-    ...(config.redisUrl
-      ? { redis: new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }), skipOnError: true }
-      : {}),
+    ...(services.redis ? { redis: services.redis, skipOnError: true } : {}),
   });
 
   app.addHook('onRequest', siteResolver(services.sites));
@@ -74,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: 'no such endpoint' }),
   );
 
+  registerHealthRoutes(app, services);
   registerDiscoveryRoutes(app, services);
   registerDocRoutes(app, services);
   // Cookies matter only to the pages a person drives; API requests skip parsing them.

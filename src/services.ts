@@ -1,5 +1,6 @@
 // The long-lived parts of a running application, built once from AppDeps and shared by the routes.
 import type { Kysely } from 'kysely';
+import { Redis } from 'ioredis';
 import type { AppDeps } from './app-deps.js';
 import { createCimdResolver } from './clients/cimd/resolver.js';
 import { type ClientResolver, createClientResolver } from './clients/resolve-client.js';
@@ -38,6 +39,8 @@ export interface Services {
   signals: RevocationSignals;
   /** Keys derived from SCHOOLGATE_SECRET, one per purpose. */
   csrfKey: Buffer;
+  /** The shared Redis connection (rate limits, readiness) when REDIS_URL is set. */
+  redis: Redis | null;
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -68,6 +71,12 @@ export function createServices(deps: AppDeps): Services {
     cimd,
   );
   const standing = createStandingCheck(clients, people);
+  // One command connection for the deployment-wide counters; it must never queue commands while Redis is
+  // down (callers fall back at once), nor crash the process on a connection error.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+    : null;
+  redis?.on('error', () => {});
   return {
     config,
     db,
@@ -81,5 +90,6 @@ export function createServices(deps: AppDeps): Services {
     standing,
     signals,
     people,
+    redis,
   };
 }

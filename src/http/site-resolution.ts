@@ -9,6 +9,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     site: Site;
   }
+  interface FastifyContextConfig {
+    /** Answered for any Host, without a site (health probes, metrics). */
+    siteless?: boolean;
+  }
 }
 
 // Normalising parses a URL; the same few hosts arrive on every request, so remember the answers
@@ -34,6 +38,7 @@ export const HSTS = 'max-age=31536000';
 /** onRequest hook: attaches the site or answers 404 revealing nothing. */
 export function siteResolver(directory: SiteDirectory) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.routeOptions.config?.siteless) return;
     const origin = requestOrigin(request);
     const site = origin ? await directory.byOriginOf(origin) : undefined;
     if (!site) {

@@ -1,6 +1,6 @@
 // The demo server of demo-server.ts on PostgreSQL reached through a TcpProxy, so a test can take the store
 // away from a running server and give it back (issue 4, section 3, fault injection).
-import { type DemoServer, startDemoServer } from './demo-server.js';
+import { type DemoServer, type DemoServerOptions, startDemoServer } from './demo-server.js';
 import { createTestDatabase } from './postgres.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
@@ -8,7 +8,7 @@ export interface ProxiedDemoServer extends DemoServer {
   proxy: TcpProxy;
 }
 
-export async function startProxiedDemoServer(): Promise<ProxiedDemoServer> {
+export async function startProxiedDemoServer(options: Omit<DemoServerOptions, 'database'> = {}): Promise<ProxiedDemoServer> {
   const { url: directUrl, drop } = await createTestDatabase();
   const direct = new URL(directUrl);
   const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
@@ -20,6 +20,6 @@ export async function startProxiedDemoServer(): Promise<ProxiedDemoServer> {
     await proxy.close();
     await drop();
   };
-  const server = await startDemoServer('postgres', { database: { url: proxied.toString(), cleanup } });
+  const server = await startDemoServer('postgres', { ...options, database: { url: proxied.toString(), cleanup } });
   return { ...server, proxy };
 }
