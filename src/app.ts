@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './app-deps.js';
+import { registerCors } from './http/cors.js';
 import { handleError } from './http/error-handler.js';
 import { ADMIN_API_BASE, registerAdminApiRoutes } from './http/routes/admin-api.js';
 import { registerAuthorizeRoutes } from './http/routes/authorize.js';
@@ -71,6 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.addHook('onRequest', siteResolver(services.sites));
+  await registerCors(app);
   app.setNotFoundHandler((_request, reply) =>
     reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: 'no such endpoint' }),
   );

@@ -33,6 +33,15 @@ const platformSchema = z
         max_bytes: z.number().int().positive().max(65536).default(5120),
       })
       .prefault({}),
+    mcp: z
+      .object({
+        /**
+         * Origins of web pages allowed to call /mcp from a browser. Unset: any https origin and http on
+         * loopback (http/browser-origins.ts says why that is safe); a list narrows it to those origins.
+         */
+        allowed_origins: z.array(z.string()).optional(),
+      })
+      .prefault({}),
     lifetimes: z
       .object({
         authorization_code: z.number().int().positive().default(60),

@@ -65,19 +65,21 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('refuses a foreign Origin with 403 before anything else, and accepts the site’s own origin', async () => {
-      const foreign = await mcpPost(server.academy, toolCall('get_school'), { headers: { origin: 'https://evil.example' } });
-      expect(foreign.status).toBe(403);
-      expect(foreign.body).toMatchObject({ error: { code: -32000 } });
-      // The other demo site's origin is foreign here too.
-      const otherSite = await mcpPost(server.academy, toolCall('get_school'), { headers: { origin: server.studio } });
-      expect(otherSite.status).toBe(403);
-      const nullOrigin = await mcpPost(server.academy, toolCall('get_school'), { headers: { origin: 'null' } });
-      expect(nullOrigin.status).toBe(403);
-      const own = await mcpPost(server.academy, toolCall('get_school'), { headers: { origin: server.academy } });
-      expect(own.status).toBe(200);
-      const get = await fetch(`${server.academy}/mcp`, { headers: { origin: 'https://evil.example' } });
+    it('refuses an Origin that is null, malformed or a plain-http page off loopback with 403 before anything else', async () => {
+      for (const origin of ['null', 'http://evil.example', 'https://evil.example/path', 'not an origin', 'file://']) {
+        const refused = await mcpPost(server.academy, toolCall('get_school'), { headers: { origin } });
+        expect(refused.status, origin).toBe(403);
+        expect(refused.body, origin).toMatchObject({ error: { code: -32000 } });
+      }
+      const get = await fetch(`${server.academy}/mcp`, { headers: { origin: 'null' } });
       expect(get.status).toBe(403);
+    });
+
+    it('lets browser-based clients in: the site itself, any https page and pages on loopback (bearer tokens only, never cookies)', async () => {
+      for (const origin of [server.academy, server.studio, 'https://claude.ai', 'http://localhost:6274', 'http://127.0.0.1:5173']) {
+        const answer = await mcpPost(server.academy, toolCall('get_school'), { headers: { origin } });
+        expect(answer.status, origin).toBe(200);
+      }
     });
 
     it('answers a body that is not JSON with a JSON-RPC parse error, and a wrong Content-Type with 415', async () => {

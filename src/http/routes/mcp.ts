@@ -11,6 +11,7 @@ import type { OperationContext } from '../../operations/operation.js';
 import { ANONYMOUS, accessFor, availableOn, type Caller, findTool } from '../../operations/registry.js';
 import type { Services } from '../../services.js';
 import { type Site, variantCapabilities } from '../../sites/site.js';
+import { browserOriginAllowed } from '../browser-origins.js';
 import { sendInsufficientScope, sendInvalidToken, sendLostStanding, wwwAuthenticate } from '../bearer-guard.js';
 import { handleError } from '../error-handler.js';
 
@@ -21,16 +22,14 @@ function sendJsonRpc(reply: FastifyReply, status: number, body: ReturnType<typeo
   return reply.code(status).header('cache-control', 'no-store').type('application/json').send(body);
 }
 
-/**
- * MCP "Streamable HTTP", security warning: servers MUST validate Origin and answer 403 when it is present
- * and not allowed. Only the site's own origin is allowed; the site itself was chosen by Host, which already
- * refuses unknown hosts. Clients outside a browser send no Origin and pass.
- */
-async function checkOrigin(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-  const origin = request.headers.origin;
-  if (origin === undefined || origin === request.site.origin) return undefined;
-  // Returning the reply ends the request here (Fastify: an async hook that answered must return it).
-  return sendJsonRpc(reply, 403, jsonRpcError(SERVER_ERROR, `Forbidden: requests from the origin ${origin} are not accepted here.`));
+/** MCP "Streamable HTTP", security warning: a present Origin that is not allowed is 403 (browser-origins.ts). */
+function originCheck(allowed: readonly string[] | undefined) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const origin = request.headers.origin;
+    if (origin === undefined || browserOriginAllowed(origin, request.site, allowed)) return undefined;
+    // Returning the reply ends the request here (Fastify: an async hook that answered must return it).
+    return sendJsonRpc(reply, 403, jsonRpcError(SERVER_ERROR, `Forbidden: requests from the origin ${origin} are not accepted here.`));
+  };
 }
 
 /** Body errors as JSON-RPC answers, as the SDK itself would give them, instead of OAuth-style JSON. */
@@ -151,6 +150,8 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
   // The SDK writes the response itself on the raw Node objects; Fastify must not answer as well.
   reply.hijack();
   const res = reply.raw;
+  // Headers our hooks set on the reply (CORS, HSTS, the request id) would be lost with the hijack: carry them over.
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
   // Answers are per caller and may hold a member's data: no cache may keep them.
   res.setHeader('cache-control', 'no-store');
   res.on('close', () => {
@@ -179,6 +180,7 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
       'Accept: application/json, text/event-stream.',
     tags: ['mcp'],
   };
+  const checkOrigin = originCheck(services.config.platform.mcp.allowed_origins);
   app.post(PATHS.mcp, { schema, onRequest: checkOrigin, errorHandler: bodyErrorHandler }, (request, reply) =>
     handlePost(services, request, reply),
   );
