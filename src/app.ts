@@ -7,6 +7,8 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './app-deps.js';
 import { registerCors } from './http/cors.js';
+import { REQUEST_ID_HEADER, requestIdGenerator } from './http/request-id.js';
+import { logSerializers } from './observability/log-redaction.js';
 import { handleError } from './http/error-handler.js';
 import { ADMIN_API_BASE, registerAdminApiRoutes } from './http/routes/admin-api.js';
 import { registerAuthorizeRoutes } from './http/routes/authorize.js';
@@ -32,8 +34,11 @@ declare module 'fastify' {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const services = createServices(deps);
   const { config } = deps;
+  const logger = deps.logger ?? { level: process.env.LOG_LEVEL ?? 'info' };
   const app = Fastify({
-    logger: deps.logger ?? { level: process.env.LOG_LEVEL ?? 'info' },
+    // Whatever the destination, log lines go through our serializers: no headers, no secrets in URLs.
+    logger: logger && typeof logger === 'object' ? { ...logger, serializers: logSerializers } : logger,
+    genReqId: requestIdGenerator(config.trustProxy),
     // A log line per request costs a large share of a fast endpoint's time; errors are still logged.
     logController: new LogController({ disableRequestLogging: process.env.LOG_REQUESTS !== '1' }),
     trustProxy: config.trustProxy === false ? false : config.trustProxy,
@@ -71,6 +76,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(services.redis ? { redis: services.redis, skipOnError: true } : {}),
   });
 
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
   app.addHook('onRequest', siteResolver(services.sites));
   await registerCors(app);
   app.setNotFoundHandler((_request, reply) =>

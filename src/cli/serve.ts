@@ -46,7 +46,9 @@ ${ENV_HELP}
   PORT                listening port (default 3000)
   HOST                listening address (default 127.0.0.1)
   REDIS_URL           optional: shared rate limits and revocation signals across nodes
-  TRUST_PROXY         comma-separated proxies whose X-Forwarded-* headers are trusted`,
+  TRUST_PROXY         comma-separated proxies whose X-Forwarded-* and X-Request-Id headers are trusted
+  SHUTDOWN_GRACE_SECONDS  on SIGTERM, time in-flight requests get to finish (default 10)
+  LOG_REQUESTS=1      log a line per request (secret query parameters show as REDACTED, headers are never logged)`,
   async run(args, ctx) {
     const { values } = parseOrUsage(() => parseArgs({ args, options: { demo: { type: 'boolean' }, help: HELP_OPTION }, strict: true }));
     if (values.help) return printHelp(serveCommand, ctx);
@@ -98,8 +100,16 @@ ${ENV_HELP}
       }
 
       await waitForShutdown(ctx.io.shutdown);
-      writeLine(ctx.io.stderr, 'Shutting down...');
-      await app.close();
+      writeLine(ctx.io.stderr, 'Shutting down: no new connections; finishing the requests in flight...');
+      // Fastify's close stops accepting, ends idle keep-alive connections and waits for requests in flight;
+      // past the grace period the remaining connections are cut, so a stuck client cannot hold the exit.
+      const grace = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(grace);
+      }
+      writeLine(ctx.io.stderr, 'Stopped.');
     } finally {
       await store.close();
     }

@@ -100,6 +100,8 @@ const envSchema = z.object({
   SCHOOLGATE_SECRET: z.string().optional(),
   TRUST_PROXY: z.string().optional(),
   SCHOOLGATE_CIMD_ALLOW_LOOPBACK: z.enum(['0', '1', '']).optional(),
+  /** On SIGTERM, how long in-flight requests may take to finish before their connections are closed. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(600).default(10),
 });
 
 export interface Config {
@@ -112,6 +114,8 @@ export interface Config {
   trustProxy: string[] | false;
   demo: boolean;
   cimdAllowLoopback: boolean;
+  /** Milliseconds in-flight requests get on shutdown. */
+  shutdownGraceMs: number;
   platform: PlatformConfig;
 }
 
@@ -181,6 +185,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
       : false,
     demo,
     cimdAllowLoopback: demo || e.SCHOOLGATE_CIMD_ALLOW_LOOPBACK === '1',
+    shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     platform,
   };
 }

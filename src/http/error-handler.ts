@@ -57,10 +57,15 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return reply.code(status).send({ error: 'invalid_request', error_description: description });
   }
   request.log.error({ err: error }, 'unexpected error');
+  // The request id lets an operator find this request's log lines; nothing else of the fault is told.
   if (kind === 'page' && request.site)
-    return sendPage(reply, 500, messagePage(request.site.name, 'Something went wrong', 'Please try again in a moment.'));
+    return sendPage(
+      reply,
+      500,
+      messagePage(request.site.name, 'Something went wrong', `Please try again in a moment. (Reference: ${request.id})`),
+    );
   return reply
     .code(500)
     .header('cache-control', 'no-store')
-    .send({ error: 'server_error', error_description: 'the server could not complete the request' });
+    .send({ error: 'server_error', error_description: `the server could not complete the request (request id ${request.id})` });
 }

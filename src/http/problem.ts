@@ -51,6 +51,8 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
     status: problem.status,
     detail: problem.detail,
     code: problem.code,
+    // An extension member (RFC 9457 3.2): the id under which this request's log lines are found.
+    requestId: reply.request.id,
   };
   if (problem.errors && problem.errors.length > 0) body.errors = problem.errors;
   return reply.code(problem.status).header('cache-control', 'no-store').type('application/problem+json').send(body);

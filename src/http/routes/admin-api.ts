@@ -32,6 +32,7 @@ const problemSchema = z
     status: z.number().int(),
     detail: z.string(),
     code: z.string().describe('Stable error code'),
+    requestId: z.string().describe('The id of this request in our logs (X-Request-Id)'),
     errors: z.array(z.object({ pointer: z.string(), detail: z.string() })).optional(),
   })
   .describe('RFC 9457 problem details');
