@@ -1,7 +1,6 @@
 // Builds the Fastify application from its dependencies; never listens (main.ts and tests do).
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
@@ -14,6 +13,7 @@ import { ADMIN_API_BASE, registerAdminApiRoutes } from './http/routes/admin-api.
 import { registerAuthorizeRoutes } from './http/routes/authorize.js';
 import { registerAvatarRoutes } from './http/routes/avatars.js';
 import { registerDiscoveryRoutes } from './http/routes/discovery.js';
+import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerHealthRoutes } from './http/routes/health.js';
 import { registerDocRoutes } from './http/routes/docs.js';
 import { registerMcpRoutes } from './http/routes/mcp.js';
@@ -71,21 +71,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
   await app.register(formbody, { bodyLimit: config.platform.limits.body_bytes });
-  await app.register(rateLimit, {
-    global: false,
-    ...(services.redis ? { redis: services.redis, skipOnError: true } : {}),
-  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   app.addHook('onRequest', siteResolver(services.sites));
+  // The route template, not the URL, labels the metrics: a scan of random paths adds no series.
+  app.addHook('onResponse', async (request, reply) => {
+    services.metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+  });
   await registerCors(app);
   app.setNotFoundHandler((_request, reply) =>
     reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: 'no such endpoint' }),
   );
 
   registerHealthRoutes(app, services);
+  registerMetricsRoute(app, services);
   registerDiscoveryRoutes(app, services);
   registerDocRoutes(app, services);
   // Cookies matter only to the pages a person drives; API requests skip parsing them.

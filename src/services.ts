@@ -20,6 +20,10 @@ import { findMemberApp } from './clients/member-apps.repository.js';
 import type { MemberClientsTable } from './storage/schema.js';
 import { SiteDirectory } from './sites/site-directory.js';
 import type { Database } from './storage/schema.js';
+import { MemoryCounterStore, RedisCounterStore } from './throttle/counter-store.js';
+import { Throttle } from './throttle/throttle.js';
+import { BackChannelLimits } from './oauth/token/back-channel-limits.js';
+import { Metrics } from './observability/metrics.js';
 
 export interface Services {
   config: Config;
@@ -35,6 +39,10 @@ export interface Services {
   standing: StandingCheck;
   /** People with their roles per site, cached coherently. */
   people: PersonLookup;
+  /** Prometheus metrics of this application. */
+  metrics: Metrics;
+  /** Rate budgets, shared through Redis when configured. */
+  throttle: Throttle;
   /** Revocation signals between the processes of a deployment. */
   signals: RevocationSignals;
   /** Keys derived from SCHOOLGATE_SECRET, one per purpose. */
@@ -74,9 +82,20 @@ export function createServices(deps: AppDeps): Services {
   // One command connection for the deployment-wide counters; it must never queue commands while Redis is
   // down (callers fall back at once), nor crash the process on a connection error.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, commandTimeout: 500 })
     : null;
   redis?.on('error', () => {});
+  const metrics = new Metrics();
+  metrics.watchCaches({ access_tokens: accessTokens.stats, people: peopleCache.stats, member_apps: appCache.stats });
+  if (deps.store.poolStats) metrics.watchPool(deps.store.poolStats);
+  const localCounters = new MemoryCounterStore(() => clock.now());
+  const counters = redis ? new RedisCounterStore(redis, localCounters, () => metrics.redisFallback()) : localCounters;
+  const throttle = new Throttle(
+    counters,
+    () => clock.now(),
+    (budget) => metrics.rateLimited(budget),
+  );
+  const limits = new BackChannelLimits(throttle, config.platform.limits);
   return {
     config,
     db,
@@ -84,12 +103,26 @@ export function createServices(deps: AppDeps): Services {
     sites: new SiteDirectory(db, clock),
     keys,
     clients,
-    tokenContext: { db, clock, keys, clients, lifetimes: config.platform.lifetimes, signals, accessTokens, people, standing },
+    tokenContext: {
+      db,
+      clock,
+      keys,
+      clients,
+      lifetimes: config.platform.lifetimes,
+      signals,
+      accessTokens,
+      people,
+      standing,
+      limits,
+      observer: metrics,
+    },
     csrfKey: deriveKey(config.secret, 'csrf'),
     bearer: createBearerChecker(db, clock, accessTokens, standing),
     standing,
     signals,
     people,
     redis,
+    throttle,
+    metrics,
   };
 }

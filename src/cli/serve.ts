@@ -1,5 +1,8 @@
 // `schoolgate serve [--demo]` (CONTRACT 1, 2, 3): migrate, seed or align the demo, then listen until a signal.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { startMetricsListener } from '../observability/metrics-listener.js';
 import { alignDemoOrigins, databaseIsEmpty, demoSummary, seedDemo } from '../demo/seed-demo.js';
 import { signingKeyEncryptionKey } from '../keys/signing-keys.js';
 import { listSites } from '../sites/sites.repository.js';
@@ -28,6 +31,11 @@ function waitForShutdown(signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+function listenerUrl(server: Server): string {
+  const { address, port, family } = server.address() as AddressInfo;
+  return `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
+}
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the server (--demo: seed the demo when the database is empty)',
@@ -48,6 +56,9 @@ ${ENV_HELP}
   REDIS_URL           optional: shared rate limits and revocation signals across nodes
   TRUST_PROXY         comma-separated proxies whose X-Forwarded-* and X-Request-Id headers are trusted
   SHUTDOWN_GRACE_SECONDS  on SIGTERM, time in-flight requests get to finish (default 10)
+  METRICS_PORT        serve GET /metrics (Prometheus) on a listener of its own, without a token
+  METRICS_HOST        its address (default HOST); keep it off the public network
+  METRICS_TOKEN       serve GET /metrics on the main listener to scrapers sending this bearer token (32+ characters)
   LOG_REQUESTS=1      log a line per request (secret query parameters show as REDACTED, headers are never logged)`,
   async run(args, ctx) {
     const { values } = parseOrUsage(() => parseArgs({ args, options: { demo: { type: 'boolean' }, help: HELP_OPTION }, strict: true }));
@@ -81,10 +92,22 @@ ${ENV_HELP}
         throw new CommandFailure(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
       }
 
+      let metricsListener: Server | undefined;
+      if (config.metricsListener) {
+        const { host, port } = config.metricsListener;
+        try {
+          metricsListener = await startMetricsListener(app.services.metrics, host, port);
+        } catch (err) {
+          await app.close();
+          throw new CommandFailure(`cannot listen for metrics on ${host}:${port}: ${(err as Error).message}`);
+        }
+      }
+
       // Read before printing, so the whole summary is written at once (readers wait for "listening on").
       const sites = await listSites(store.db);
       const out = ctx.io.stdout;
       writeLine(out, `schoolgate listening on ${address}${demo ? ' (demo mode)' : ''}`);
+      if (metricsListener) writeLine(out, `metrics on ${listenerUrl(metricsListener)}/metrics`);
       if (demo && DEMO_SLUGS.every((slug) => sites.some((s) => s.slug === slug))) {
         writeLine(out, seeded ? 'Seeded the demo into the empty database.' : 'Demo database found: origins follow PORT.');
         writeLine(out);
@@ -106,6 +129,8 @@ ${ENV_HELP}
       const grace = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
       try {
         await app.close();
+        metricsListener?.closeAllConnections();
+        await new Promise((resolve) => (metricsListener ? metricsListener.close(resolve) : resolve(undefined)));
       } finally {
         clearTimeout(grace);
       }

@@ -75,8 +75,23 @@ const platformSchema = z
           .int()
           .positive()
           .default(64 * 1024),
-        /** Requests per minute per client address at the token, revocation, introspection and registration endpoints. */
+        /**
+         * Requests per minute per client address at the registration endpoint, and back-channel requests
+         * refused before a client is known (malformed, unsupported grant type).
+         */
         oauth_rate_per_minute: z.number().int().positive().default(600),
+        /**
+         * Token, revocation and introspection calls per minute by client kind: a confidential client per
+         * site (from any address), a public client per address.
+         */
+        client_rate_per_minute: z
+          .object({
+            confidential: z.number().int().positive().default(12_000),
+            public: z.number().int().positive().default(600),
+          })
+          .prefault({}),
+        /** Failed client authentications per minute per address at the back channel; then 429 for the rest of the minute. */
+        failed_client_auth_per_minute: z.number().int().positive().default(30),
         /** Sign-in form submissions per minute per client address (the per-account lockout is separate). */
         sign_in_rate_per_minute: z.number().int().positive().default(30),
       })
@@ -102,6 +117,14 @@ const envSchema = z.object({
   SCHOOLGATE_CIMD_ALLOW_LOOPBACK: z.enum(['0', '1', '']).optional(),
   /** On SIGTERM, how long in-flight requests may take to finish before their connections are closed. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(600).default(10),
+  /** Serves GET /metrics on the main listener to scrapers that send it as a bearer token. */
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || v.length >= 32, 'must be at least 32 characters'),
+  /** Serves GET /metrics, without a token, on a listener of its own at this port (METRICS_HOST, default HOST). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -116,6 +139,9 @@ export interface Config {
   cimdAllowLoopback: boolean;
   /** Milliseconds in-flight requests get on shutdown. */
   shutdownGraceMs: number;
+  metricsToken: string | undefined;
+  /** A listener of its own for /metrics, when configured. */
+  metricsListener: { host: string; port: number } | undefined;
   platform: PlatformConfig;
 }
 
@@ -186,6 +212,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
     demo,
     cimdAllowLoopback: demo || e.SCHOOLGATE_CIMD_ALLOW_LOOPBACK === '1',
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+    metricsToken: e.METRICS_TOKEN ? e.METRICS_TOKEN : undefined,
+    metricsListener: e.METRICS_PORT === undefined ? undefined : { host: e.METRICS_HOST ?? e.HOST, port: e.METRICS_PORT },
     platform,
   };
 }

@@ -7,6 +7,7 @@ import { sendOAuthError, sendOAuthJsonError } from './oauth-errors.js';
 import { messagePage } from './pages/message-page.js';
 import { frameworkProblem, sendProblem } from './problem.js';
 import { sendPage } from './security-headers.js';
+import { RateLimitExceeded, rateLimitHeaders } from '../throttle/throttle.js';
 
 export type RouteKind = 'oauth' | 'page' | 'resource' | 'json' | 'problem';
 
@@ -36,6 +37,9 @@ function clientErrorDescription(error: FastifyError): string {
 }
 
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof RateLimitExceeded) {
+    reply.headers(rateLimitHeaders(error.tally)).header('retry-after', String(error.tally.resetSeconds));
+  }
   if (routeKind(request) === 'problem') return sendProblem(reply, frameworkProblem(error, request));
   if (error instanceof OAuthError) {
     if (error.status >= 500) request.log.error({ err: error }, 'oauth server error');
@@ -44,7 +48,6 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   const status = error.statusCode ?? 500;
   const kind = routeKind(request);
   if (status === 429) {
-    // @fastify/rate-limit has already set Retry-After.
     const description = 'too many requests; retry after the time in Retry-After';
     if (kind === 'page' && request.site) return sendPage(reply, 429, messagePage(request.site.name, 'Too many attempts', description));
     return reply.code(429).header('cache-control', 'no-store').send({ error: 'temporarily_unavailable', error_description: description });

@@ -4,7 +4,7 @@ import { hashToken } from '../kernel/hashing.js';
 import type { Site } from '../sites/site.js';
 import { OAuthError } from './errors.js';
 import { type RawParams, required, single } from './parameters.js';
-import { authenticateClient } from './token/client-authentication.js';
+import { authenticateCaller, type Caller } from './token/client-authentication.js';
 import type { TokenContext } from './token/token-context.js';
 import { findAccessTokenByHash, findRefreshTokenByHash } from './tokens/tokens.repository.js';
 
@@ -26,9 +26,9 @@ export async function handleIntrospection(
   ctx: TokenContext,
   site: Site,
   params: RawParams,
-  authorizationHeader: string | undefined,
+  caller: Caller,
 ): Promise<IntrospectionResponse> {
-  const client = await authenticateClient(ctx.clients, site, params, authorizationHeader);
+  const client = await authenticateCaller(ctx, site, params, caller);
   if (client.authMethod === 'none')
     throw new OAuthError(
       'invalid_client',

@@ -6,17 +6,12 @@ import { hashToken } from '../kernel/hashing.js';
 import type { Site } from '../sites/site.js';
 import { OAuthError } from './errors.js';
 import { type RawParams, required, single } from './parameters.js';
-import { authenticateClient } from './token/client-authentication.js';
+import { authenticateCaller, type Caller } from './token/client-authentication.js';
 import type { TokenContext } from './token/token-context.js';
 import { endAccessToken, endGrant } from './tokens/token-revocation.js';
 
-export async function handleRevocation(
-  ctx: TokenContext,
-  site: Site,
-  params: RawParams,
-  authorizationHeader: string | undefined,
-): Promise<void> {
-  const client = await authenticateClient(ctx.clients, site, params, authorizationHeader);
+export async function handleRevocation(ctx: TokenContext, site: Site, params: RawParams, caller: Caller): Promise<void> {
+  const client = await authenticateCaller(ctx, site, params, caller);
   const token = required(params, 'token');
   const hint = single(params, 'token_type_hint');
   if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token') {

@@ -3,12 +3,14 @@
 // not reliable (storage/revocation-signals.ts). Whoever changes such rows publishes a flush; on SQLite a
 // write by another process is noticed through data_version and flushes it too.
 import type { Clock } from '../kernel/clock.js';
+import { CacheStats } from '../observability/cache-stats.js';
 import type { RevocationSignals } from './revocation-signals.js';
 
 export class CoherentCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
   /** Bumped by every flush: a value read across a flush may be stale and is not kept. */
   private generation = 0;
+  readonly stats = new CacheStats();
 
   constructor(
     private readonly signals: RevocationSignals,
@@ -29,8 +31,12 @@ export class CoherentCache<V> {
     const reliable = this.signals.reliable();
     if (reliable) {
       const hit = this.entries.get(key);
-      if (hit && hit.until > this.clock.now()) return hit.value;
+      if (hit && hit.until > this.clock.now()) {
+        this.stats.count(true);
+        return hit.value;
+      }
     }
+    this.stats.count(false);
     const generation = this.generation;
     const value = await load();
     if (value !== undefined && reliable && this.signals.reliable() && generation === this.generation) {

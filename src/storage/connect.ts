@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import type { PoolStats } from '../observability/metrics.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -17,6 +18,8 @@ export interface Store {
    * data_version), so in-process caches can tell when someone else may have written.
    */
   externalWriteVersion?: () => number;
+  /** PostgreSQL only: the connection pool's state, for the metrics. */
+  poolStats?: () => PoolStats;
   close(): Promise<void>;
 }
 
@@ -72,5 +75,6 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
   // An idle client that loses its server must not crash the process; the next query reports the fault.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { db, dialect: 'postgres', poolStats, close: () => db.destroy() };
 }

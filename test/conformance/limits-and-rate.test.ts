@@ -1,69 +1,183 @@
-// Limits at the OAuth endpoints (issue 2, platform config `limits`): a per-address request rate that
-// answers 429 with Retry-After and an RFC 6749 5.2-shaped JSON body, and bounded parameter and body sizes
-// that answer invalid_request instead of doing work.
+// Limits at the OAuth endpoints (issue 2, issue 8, platform config `limits`): back-channel calls are
+// counted by who calls (a confidential client per site, a public client per address, failed client
+// authentications per address), sign-in and registration per address; every 429 carries Retry-After and
+// the RateLimit-* headers and the endpoint's own error shape. Request and body sizes are bounded too.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { REDIS_URL, redisAvailable } from '../helpers/redis.js';
 import { DEMO_CLIENTS, type FormResponse, postForm } from '../helpers/token-flow.js';
 
 const { academyApp, academyWeb } = DEMO_CLIENTS;
-const RATE = 5;
+const redis = await redisAvailable();
+/** A Redis database of its own, so other test files' counters never meet these. */
+const LIMITS_REDIS_URL = (() => {
+  const url = new URL(REDIS_URL);
+  url.pathname = '/9';
+  return url.toString();
+})();
+const FAILURES = 4;
+const CONFIDENTIAL = 12;
+const PUBLIC = 3;
 
-function expectRateLimited(res: FormResponse): void {
+function expectRateLimited(res: FormResponse | Response, body?: Record<string, unknown>): void {
   expect(res.status).toBe(429);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.headers.get('cache-control')).toBe('no-store');
   const retryAfter = Number(res.headers.get('retry-after'));
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThan(0);
   expect(retryAfter).toBeLessThanOrEqual(60);
-  expect(typeof res.body.error).toBe('string');
-  expect(typeof res.body.error_description).toBe('string');
-  expect(Object.keys(res.body).sort()).toEqual(['error', 'error_description']);
+  expect(Number(res.headers.get('ratelimit-limit'))).toBeGreaterThan(0);
+  expect(res.headers.get('ratelimit-remaining')).toBe('0');
+  expect(res.headers.get('ratelimit-reset')).toBe(String(retryAfter));
+  expect(res.headers.get('ratelimit-policy')).toMatch(/^\d+;w=\d+$/);
+  if (body) {
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+  }
 }
 
+const introspect = (origin: string, secret: string = academyWeb.secret) =>
+  postForm(`${origin}/api/oauth/introspect`, { token: 'sga_x', client_id: academyWeb.clientId, client_secret: secret });
+
+const tightLimits = (p: {
+  limits: {
+    failed_client_auth_per_minute: number;
+    client_rate_per_minute: { confidential: number; public: number };
+    oauth_rate_per_minute: number;
+  };
+}) => {
+  p.limits.failed_client_auth_per_minute = FAILURES;
+  p.limits.client_rate_per_minute.confidential = CONFIDENTIAL;
+  p.limits.client_rate_per_minute.public = PUBLIC;
+  p.limits.oauth_rate_per_minute = PUBLIC;
+};
+
 for (const dialect of DIALECTS) {
-  describe.skipIf(skipDialect(dialect))(`OAuth endpoint rate limit (${dialect})`, () => {
+  describe.skipIf(skipDialect(dialect))(`back-channel rate limits (${dialect})`, () => {
     let server: DemoServer;
 
     beforeAll(async () => {
-      server = await startDemoServer(dialect, {
-        platform: (p) => {
-          p.limits.oauth_rate_per_minute = RATE;
-        },
-      });
+      server = await startDemoServer(dialect, { platform: tightLimits });
     });
     afterAll(() => server?.close());
 
-    it('answers the token endpoint with 429, Retry-After and an OAuth JSON error once oauth_rate_per_minute is used up', async () => {
-      const url = `${server.academy}/api/oauth/token`;
-      for (let i = 0; i < RATE; i++) {
-        const res = await postForm(url, { grant_type: 'password', client_id: academyApp.clientId });
-        expect(res.status, `request ${i + 1}`).toBe(400);
-        expect(res.body.error).toBe('unsupported_grant_type');
+    it('a confidential client is counted per client, not per address: it outlasts the per-address budgets, then gets 429 with RateLimit-*', async () => {
+      for (let i = 0; i < CONFIDENTIAL; i++) {
+        const res = await introspect(server.academy);
+        expect(res.status, `call ${i + 1}`).toBe(200);
       }
-      expectRateLimited(await postForm(url, { grant_type: 'password', client_id: academyApp.clientId }));
-      // A well-formed request is limited as well: the limit is per address, not per kind of request.
-      expectRateLimited(await postForm(url, { grant_type: 'refresh_token', refresh_token: 'sgr_x', client_id: academyApp.clientId }));
+      const limited = await introspect(server.academy);
+      expectRateLimited(limited, limited.body);
+      expect(limited.headers.get('ratelimit-limit')).toBe(String(CONFIDENTIAL));
+      expect(limited.headers.get('ratelimit-policy')).toBe(`${CONFIDENTIAL};w=60`);
     });
 
-    it('limits the revocation and introspection endpoints the same way', async () => {
-      for (const [path, params] of [
-        ['/api/oauth/revoke', { token: 'sga_x', client_id: academyApp.clientId }],
-        ['/api/oauth/introspect', { token: 'sga_x', client_id: academyWeb.clientId, client_secret: academyWeb.secret }],
-      ] as const) {
-        const statuses: number[] = [];
-        let last: FormResponse | undefined;
-        for (let i = 0; i < RATE + 1; i++) {
-          last = await postForm(`${server.academy}${path}`, params);
-          statuses.push(last.status);
-        }
-        expect(
-          statuses.slice(0, RATE).every((s) => s === 200),
-          `${path}: ${statuses.join(',')}`,
-        ).toBe(true);
-        expectRateLimited(last as FormResponse);
+    it('a public client is counted per client and address, apart from the confidential one', async () => {
+      const revoke = () => postForm(`${server.academy}/api/oauth/revoke`, { token: 'sga_x', client_id: academyApp.clientId });
+      for (let i = 0; i < PUBLIC; i++) expect((await revoke()).status, `call ${i + 1}`).toBe(200);
+      const limited = await revoke();
+      expectRateLimited(limited, limited.body);
+      expect(limited.headers.get('ratelimit-limit')).toBe(String(PUBLIC));
+    });
+  });
+
+  describe.skipIf(skipDialect(dialect))(`failed client authentication per address (${dialect})`, () => {
+    let server: DemoServer;
+
+    beforeAll(async () => {
+      server = await startDemoServer(dialect, { platform: tightLimits });
+    });
+    afterAll(() => server?.close());
+
+    it('after failed_client_auth_per_minute wrong secrets the address gets 429 before any secret is compared, even the right one', async () => {
+      for (let i = 0; i < FAILURES; i++) {
+        const res = await introspect(server.academy, 'wrong-secret');
+        expect(res.status, `attempt ${i + 1}`).toBe(401);
+        expect(res.body.error).toBe('invalid_client');
       }
+      const wrong = await introspect(server.academy, 'wrong-secret');
+      expectRateLimited(wrong, wrong.body);
+      expect(wrong.headers.get('ratelimit-limit')).toBe(String(FAILURES));
+      const right = await introspect(server.academy);
+      expectRateLimited(right, right.body);
+      // HTTP Basic and the token endpoint are the same door.
+      const basic = await postForm(
+        `${server.academy}/api/oauth/token`,
+        { grant_type: 'refresh_token', refresh_token: 'sgr_x' },
+        { authorization: `Basic ${Buffer.from(`${academyWeb.clientId}:${academyWeb.secret}`).toString('base64')}` },
+      );
+      expectRateLimited(basic, basic.body);
+    });
+  });
+
+  describe.skipIf(skipDialect(dialect))(`unauthenticated refusals per address (${dialect})`, () => {
+    let server: DemoServer;
+
+    beforeAll(async () => {
+      server = await startDemoServer(dialect, { platform: tightLimits });
+    });
+    afterAll(() => server?.close());
+
+    it('requests refused before a client is known spend the address budget (oauth_rate_per_minute)', async () => {
+      const url = `${server.academy}/api/oauth/token`;
+      for (let i = 0; i < PUBLIC; i++) {
+        const res = await postForm(url, { grant_type: 'password', client_id: academyApp.clientId });
+        expect(res.body.error, `request ${i + 1}`).toBe('unsupported_grant_type');
+      }
+      const limited = await postForm(url, { grant_type: 'password', client_id: academyApp.clientId });
+      expectRateLimited(limited, limited.body);
+    });
+
+    it('limits registration per address with the same headers', async () => {
+      const register = () =>
+        fetch(`${server.academy}/api/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ client_name: 'Nobody', redirect_uris: ['https://nobody.example/cb'] }),
+        });
+      for (let i = 0; i < PUBLIC; i++) expect((await register()).status, `request ${i + 1}`).toBe(400);
+      const limited = await register();
+      expectRateLimited(limited, (await limited.json()) as Record<string, unknown>);
+    });
+  });
+
+  describe.skipIf(skipDialect(dialect) || !redis)(`rate limits shared through Redis (${dialect})`, () => {
+    const servers: DemoServer[] = [];
+
+    beforeAll(async () => {
+      const admin = new Redis(LIMITS_REDIS_URL);
+      await admin.flushdb();
+      admin.disconnect();
+      for (let i = 0; i < 2; i++)
+        servers.push(await startDemoServer(dialect, { platform: tightLimits, env: { REDIS_URL: LIMITS_REDIS_URL } }));
+    });
+    afterAll(async () => {
+      for (const server of servers) await server.close();
+    });
+
+    it('failed client authentications at two nodes add up to one budget', async () => {
+      const [a, b] = servers as [DemoServer, DemoServer];
+      for (let i = 0; i < FAILURES; i++) expect((await introspect((i % 2 ? a : b).academy, 'wrong-secret')).status).toBe(401);
+      expectRateLimited(await introspect(a.academy, 'wrong-secret'));
+      expectRateLimited(await introspect(b.academy));
+    });
+  });
+
+  describe.skipIf(skipDialect(dialect))(`rate limits while Redis is unreachable (${dialect})`, () => {
+    let server: DemoServer;
+
+    beforeAll(async () => {
+      // Nothing listens on port 9 (discard) here: every Redis command fails at once.
+      server = await startDemoServer(dialect, { platform: tightLimits, env: { REDIS_URL: 'redis://127.0.0.1:9' } });
+    });
+    afterAll(() => server?.close());
+
+    it('keeps serving and falls back to counting on the node: the limit still holds', async () => {
+      expect((await introspect(server.academy)).status).toBe(200);
+      for (let i = 0; i < FAILURES; i++) expect((await introspect(server.academy, 'wrong-secret')).status).toBe(401);
+      expectRateLimited(await introspect(server.academy, 'wrong-secret'));
     });
   });
 

@@ -345,6 +345,37 @@ for (const dialect of DIALECTS) {
     });
   });
 
+  describe.skipIf(skipDialect(dialect))(`pages: sign-in submissions per address (${dialect})`, () => {
+    const RATE = 3;
+    let server: DemoServer;
+    beforeAll(async () => {
+      server = await startDemoServer(dialect, {
+        platform: (p) => {
+          p.limits.sign_in_rate_per_minute = RATE;
+        },
+      });
+    });
+    afterAll(() => server?.close());
+
+    it('answers the submission after sign_in_rate_per_minute with a 429 page, Retry-After and RateLimit-*, whatever the account', async () => {
+      const emails = ['a@demo.test', 'b@demo.test', 'c@demo.test', person('student').email];
+      const statuses: number[] = [];
+      let last: Step | undefined;
+      for (const email of emails) {
+        const p = new Person(email, 'wrong-password');
+        const form = await p.request(authorizationUrl(server.academy, 'academy-member-app'));
+        last = await submitSignIn(p, server.academy, form);
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      const limited = last as Step;
+      expect(limited.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(limited.headers.get('ratelimit-limit')).toBe(String(RATE));
+      expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    });
+  });
+
   describe.skipIf(skipDialect(dialect))(`pages: lockout after repeated wrong passwords (${dialect})`, () => {
     let server: DemoServer;
     beforeAll(async () => {
@@ -371,6 +402,9 @@ for (const dialect of DIALECTS) {
       const locked = await attempt(email, 'wrong-password');
       expect(locked.status).toBe(429);
       expect(retryAfter(locked)).toBe(LOCKOUT_SECONDS);
+      expect(locked.headers.get('ratelimit-limit')).toBe(String(MAX_FAILURES));
+      expect(locked.headers.get('ratelimit-remaining')).toBe('0');
+      expect(locked.headers.get('ratelimit-reset')).toBe(String(LOCKOUT_SECONDS));
       expect(hasSignInForm(locked.html)).toBe(true);
 
       const right = await attempt(email, password);

@@ -72,12 +72,14 @@ describe('request ids, log hygiene and graceful shutdown of `schoolgate serve`',
   let child: ChildProcess;
   let output = '';
   let port = 0;
+  let metricsPort = 0;
   let dir = '';
   let origin = '';
   let exit: Promise<number | null>;
 
   beforeAll(async () => {
     port = await freePort();
+    metricsPort = await freePort();
     dir = mkdtempSync(join(tmpdir(), 'schoolgate-ops-'));
     origin = `http://localhost:${port}`;
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--demo'], {
@@ -87,6 +89,7 @@ describe('request ids, log hygiene and graceful shutdown of `schoolgate serve`',
         DATABASE_URL: `sqlite:${join(dir, 'ops.db')}`,
         SCHOOLGATE_SECRET: randomBytes(32).toString('base64url'),
         PORT: String(port),
+        METRICS_PORT: String(metricsPort),
         LOG_REQUESTS: '1',
         LOG_LEVEL: 'info',
       },
@@ -166,6 +169,16 @@ describe('request ids, log hygiene and graceful shutdown of `schoolgate serve`',
     for (const [what, secret] of Object.entries(secrets)) expect(logs.includes(secret), `${what} in the logs`).toBe(false);
   });
 
+  it('serves Prometheus metrics on METRICS_PORT without a token, and not on the main listener', async () => {
+    expect(output).toContain(`metrics on http://127.0.0.1:${metricsPort}/metrics`);
+    const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/^schoolgate_http_requests_total\{route="\/api\/oauth\/token",method="POST",status="200"\} [1-9]/m);
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);
+    expect((await fetch(`${origin}/metrics`)).status).toBe(404);
+  });
+
   it('on SIGTERM stops accepting, finishes the request in flight, and exits 0', async () => {
     const inFlight = slowRequest(port, `localhost:${port}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -178,5 +191,6 @@ describe('request ids, log hygiene and graceful shutdown of `schoolgate serve`',
     expect(answer).toContain('invalid_grant');
     expect(await exit).toBe(0);
     expect(output).toContain('Stopped.');
+    expect(await connectionRefused(metricsPort)).toBe(true);
   });
 });

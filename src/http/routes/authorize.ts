@@ -17,6 +17,8 @@ import type { RawParams } from '../../oauth/parameters.js';
 import { PATHS } from '../../oauth/discovery.js';
 import type { Services } from '../../services.js';
 import type { Site } from '../../sites/site.js';
+import { rateLimitHeaders } from '../../throttle/throttle.js';
+import { addressBudget } from '../address-budget.js';
 import { type CsrfProtection, createCsrfProtection } from '../csrf.js';
 import { consentPage } from '../pages/consent-page.js';
 import { html } from '../pages/html.js';
@@ -187,7 +189,12 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
     '/oauth/sign-in',
     {
       schema: { summary: 'Sign-in form submission', tags: ['pages'], body: signInBody, consumes: ['application/x-www-form-urlencoded'] },
-      config: { kind: 'page', rateLimit: { max: config.platform.limits.sign_in_rate_per_minute, timeWindow: 60_000 } },
+      config: { kind: 'page' },
+      onRequest: addressBudget(services.throttle, {
+        name: 'sign-in',
+        limit: config.platform.limits.sign_in_rate_per_minute,
+        windowSeconds: 60,
+      }),
     },
     async (request, reply) => {
       const site = request.site;
@@ -211,6 +218,15 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
       );
       if (result.kind === 'locked') {
         await recordAudit(db, { siteId: site.id, kind: 'sign_in.locked', detail: { email: auditableEmail(email) } }, clock);
+        const { max_failures, lockout_seconds } = config.platform.sign_in;
+        reply.headers(
+          rateLimitHeaders({
+            limit: max_failures,
+            remaining: 0,
+            resetSeconds: result.retryAfterSeconds,
+            policy: `${max_failures};w=${lockout_seconds}`,
+          }),
+        );
         reply.header('retry-after', String(result.retryAfterSeconds));
         return showSignIn(request, reply, 429, returnTo, {
           email,

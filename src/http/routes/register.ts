@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { PATHS } from '../../oauth/discovery.js';
 import { handleRegistration } from '../../oauth/registration.js';
 import { SUPPORTED_GRANT_TYPES } from '../../oauth/token/token-endpoint.js';
+import { addressBudget } from '../address-budget.js';
 import type { Services } from '../../services.js';
 
 const registrationRequest = z.looseObject({
@@ -31,7 +32,12 @@ export function registerRegistrationRoutes(app: FastifyInstance, services: Servi
         body: registrationRequest,
         response: { 201: registrationResponse, '4xx': z.object({ error: z.string(), error_description: z.string() }) },
       },
-      config: { kind: 'oauth', rateLimit: { max: services.config.platform.limits.oauth_rate_per_minute, timeWindow: 60_000 } },
+      config: { kind: 'oauth' },
+      onRequest: addressBudget(services.throttle, {
+        name: 'registration',
+        limit: services.config.platform.limits.oauth_rate_per_minute,
+        windowSeconds: 60,
+      }),
       // The schema documents the body; the core judges it, so a missing client_name or a JSON array is
       // RFC 7591 `invalid_client_metadata`, not the generic `invalid_request` of a failed validation.
       attachValidation: true,

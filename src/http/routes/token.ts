@@ -7,6 +7,7 @@ import { OAuthError } from '../../oauth/errors.js';
 import { handleIntrospection } from '../../oauth/introspection.js';
 import type { RawParams } from '../../oauth/parameters.js';
 import { handleRevocation } from '../../oauth/revocation.js';
+import type { Caller } from '../../oauth/token/client-authentication.js';
 import { handleTokenRequest } from '../../oauth/token/token-endpoint.js';
 import type { Services } from '../../services.js';
 
@@ -59,17 +60,29 @@ const introspectResponse = z.object({
 
 export function registerTokenRoutes(app: FastifyInstance, services: Services): void {
   const ctx = services.tokenContext;
-  const rateLimit = { max: services.config.platform.limits.oauth_rate_per_minute, timeWindow: 60_000 };
+
+  /** Runs a back-channel core under its rate limits (back-channel-limits.ts says which budget pays). */
+  async function limited<T>(request: FastifyRequest, core: (caller: Caller) => Promise<T>): Promise<T> {
+    await ctx.limits.admitAddress(request.ip);
+    const caller: Caller = { authorization: request.headers.authorization, address: request.ip };
+    try {
+      return await core(caller);
+    } catch (err) {
+      if (!caller.client && err instanceof OAuthError && err.status < 500)
+        await ctx.limits.recordRefusal(request.ip, err.code === 'invalid_client');
+      throw err;
+    }
+  }
 
   app.post(
     PATHS.token,
     {
       schema: { summary: 'Token endpoint', tags: ['oauth'], ...form, body: tokenBody, response: { 200: tokenResponse, '4xx': oauthError } },
-      config: { kind: 'oauth', rateLimit },
+      config: { kind: 'oauth' },
       preValidation: formBodyOnly,
     },
     async (request, reply) => {
-      const body = await handleTokenRequest(ctx, request.site, request.body as RawParams, request.headers.authorization);
+      const body = await limited(request, (caller) => handleTokenRequest(ctx, request.site, request.body as RawParams, caller));
       return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(body);
     },
   );
@@ -84,11 +97,11 @@ export function registerTokenRoutes(app: FastifyInstance, services: Services): v
         body: revokeBody,
         response: { 200: z.object({}), '4xx': oauthError },
       },
-      config: { kind: 'oauth', rateLimit },
+      config: { kind: 'oauth' },
       preValidation: formBodyOnly,
     },
     async (request, reply) => {
-      await handleRevocation(ctx, request.site, request.body as RawParams, request.headers.authorization);
+      await limited(request, (caller) => handleRevocation(ctx, request.site, request.body as RawParams, caller));
       return reply.header('cache-control', 'no-store').send({});
     },
   );
@@ -103,11 +116,11 @@ export function registerTokenRoutes(app: FastifyInstance, services: Services): v
         body: introspectBody,
         response: { 200: introspectResponse, '4xx': oauthError },
       },
-      config: { kind: 'oauth', rateLimit },
+      config: { kind: 'oauth' },
       preValidation: formBodyOnly,
     },
     async (request, reply) => {
-      const body = await handleIntrospection(ctx, request.site, request.body as RawParams, request.headers.authorization);
+      const body = await limited(request, (caller) => handleIntrospection(ctx, request.site, request.body as RawParams, caller));
       return reply.header('cache-control', 'no-store').send(body);
     },
   );

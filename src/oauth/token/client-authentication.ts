@@ -9,6 +9,7 @@ import { constantTimeEqual, hashToken } from '../../kernel/hashing.js';
 import type { Site } from '../../sites/site.js';
 import { OAuthError } from '../errors.js';
 import { type RawParams, single } from '../parameters.js';
+import type { TokenContext } from './token-context.js';
 
 /** RFC 6749 5.2: a failed Basic authentication answers 401 with a challenge of the scheme the client used. */
 function basicFailure(site: Site, description: string): OAuthError {
@@ -94,5 +95,25 @@ export async function authenticateClient(
   if (!client.secretHash || !constantTimeEqual(hashToken(bodySecret), client.secretHash)) {
     throw new OAuthError('invalid_client', 'client authentication failed');
   }
+  return client;
+}
+
+/** Who is calling a back-channel endpoint; `client` is set once authenticated. */
+export interface Caller {
+  readonly authorization: string | undefined;
+  readonly address: string;
+  client?: Client;
+}
+
+/** Authenticates the caller and spends its rate budget: the one entry of the three back-channel endpoints. */
+export async function authenticateCaller(
+  ctx: Pick<TokenContext, 'clients' | 'limits'>,
+  site: Site,
+  params: RawParams,
+  caller: Caller,
+): Promise<Client> {
+  const client = await authenticateClient(ctx.clients, site, params, caller.authorization);
+  caller.client = client;
+  await ctx.limits.admitClient(site, client, caller.address);
   return client;
 }

@@ -12,6 +12,8 @@ import type { RevocationSignals } from '../../storage/revocation-signals.js';
 import type { AccessTokenCache } from '../tokens/access-token-cache.js';
 import type { PersonLookup } from '../../people/people.repository.js';
 import type { StandingCheck } from '../standing.js';
+import type { BackChannelLimits } from './back-channel-limits.js';
+import type { TokenObserver } from '../../observability/metrics.js';
 
 export interface TokenContext {
   db: Kysely<Database>;
@@ -24,6 +26,8 @@ export interface TokenContext {
   accessTokens: AccessTokenCache;
   people: PersonLookup;
   standing: StandingCheck;
+  limits: BackChannelLimits;
+  observer: TokenObserver;
 }
 
 /** RFC 6749 5.1 */

@@ -2,6 +2,7 @@
 // revocation: revocation signals evict entries by grant or token at once, a flush empties it, and it is
 // bypassed entirely whenever the signals are not reliable (storage/revocation-signals.ts). Expiry is
 // still checked against the row on every request; the TTL only bounds memory and any missed signal.
+import { CacheStats } from '../../observability/cache-stats.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { RevocationSignals } from '../../storage/revocation-signals.js';
 import type { AccessTokensTable } from '../../storage/schema.js';
@@ -17,6 +18,7 @@ interface Entry {
 }
 
 export class AccessTokenCache {
+  readonly stats = new CacheStats();
   private readonly entries = new Map<string, Entry>();
   private readonly byGrant = new Map<string, Set<string>>();
   private readonly revoked = new Map<string, number>();
@@ -53,6 +55,12 @@ export class AccessTokenCache {
   }
 
   get(tokenHash: string): AccessTokensTable | undefined {
+    const row = this.trusted(tokenHash);
+    this.stats.count(row !== undefined);
+    return row;
+  }
+
+  private trusted(tokenHash: string): AccessTokensTable | undefined {
     if (!this.signals.reliable()) return undefined;
     const entry = this.entries.get(tokenHash);
     if (!entry) return undefined;

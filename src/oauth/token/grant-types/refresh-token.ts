@@ -38,6 +38,7 @@ function openReplay(row: RefreshTokensTable, refreshToken: string, now: number):
 
 async function reuseDetected(ctx: TokenContext, row: RefreshTokensTable): Promise<never> {
   await endGrant(ctx, row.site_id, row.grant_id);
+  ctx.observer.refreshReuseDetected();
   await recordAudit(
     ctx.db,
     { siteId: row.site_id, kind: 'refresh.reuse_detected', personId: row.person_id, clientId: row.client_id },

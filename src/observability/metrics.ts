@@ -1,0 +1,138 @@
+// Prometheus metrics (prom-client), one registry per application so two apps in one process (tests, or a
+// metrics listener beside the main one) never mix their numbers. Process metrics (CPU, memory, event loop,
+// GC) are collected once per process and merged in at scrape time.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { CacheStats } from './cache-stats.js';
+
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry, prefix: 'schoolgate_' });
+  }
+  return processRegistry;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+/** What the token cores report; a plain interface so the cores do not depend on prom-client. */
+export interface TokenObserver {
+  issued(grantType: string): void;
+  refreshReuseDetected(): void;
+}
+
+export class Metrics implements TokenObserver {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'schoolgate_http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly durations = new Histogram({
+    name: 'schoolgate_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route template, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  private readonly tokens = new Counter({
+    name: 'schoolgate_tokens_issued_total',
+    help: 'Token responses issued, by grant type (refresh_token counts refreshes)',
+    labelNames: ['grant_type'] as const,
+    registers: [this.registry],
+  });
+  private readonly reuse = new Counter({
+    name: 'schoolgate_refresh_reuse_detected_total',
+    help: 'Rotated refresh tokens presented again after the grace period (the grant was revoked)',
+    registers: [this.registry],
+  });
+  private readonly limited = new Counter({
+    name: 'schoolgate_rate_limited_total',
+    help: 'Requests refused with 429, by budget',
+    labelNames: ['budget'] as const,
+    registers: [this.registry],
+  });
+  private readonly counterFallbacks = new Counter({
+    name: 'schoolgate_rate_limit_redis_fallbacks_total',
+    help: 'Rate-limit counter operations answered by the node because Redis could not',
+    registers: [this.registry],
+  });
+  readonly janitorPurged = new Counter({
+    name: 'schoolgate_janitor_purged_rows_total',
+    help: 'Expired rows deleted by the janitor, by table',
+    labelNames: ['table'] as const,
+    registers: [this.registry],
+  });
+  readonly janitorRuns = new Histogram({
+    name: 'schoolgate_janitor_run_duration_seconds',
+    help: 'Duration of janitor runs',
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
+  /** Records one answered request; `route` is the route template, so the label set stays bounded. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const labels = { route, method, status: String(status) };
+    this.requests.inc(labels);
+    this.durations.observe(labels, seconds);
+  }
+
+  issued(grantType: string): void {
+    this.tokens.inc({ grant_type: grantType });
+  }
+
+  refreshReuseDetected(): void {
+    this.reuse.inc();
+  }
+
+  rateLimited(budget: string): void {
+    this.limited.inc({ budget });
+  }
+
+  redisFallback(): void {
+    this.counterFallbacks.inc();
+  }
+
+  /** Exposes the caches' hit and miss counts, read at scrape time. */
+  watchCaches(caches: Record<string, CacheStats>): void {
+    new Counter({
+      name: 'schoolgate_cache_lookups_total',
+      help: 'In-process cache lookups, by cache and result (hit or miss)',
+      labelNames: ['cache', 'result'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [cache, stats] of Object.entries(caches)) {
+          this.inc({ cache, result: 'hit' }, stats.hits);
+          this.inc({ cache, result: 'miss' }, stats.misses);
+        }
+      },
+    });
+  }
+
+  /** Exposes the database connection pool (PostgreSQL), read at scrape time. */
+  watchPool(read: () => PoolStats): void {
+    new Gauge({
+      name: 'schoolgate_db_pool_connections',
+      help: 'Database pool connections by state (total, idle, waiting requests)',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const stats = read();
+        this.set({ state: 'total' }, stats.total);
+        this.set({ state: 'idle' }, stats.idle);
+        this.set({ state: 'waiting' }, stats.waiting);
+      },
+    });
+  }
+
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    const merged = Registry.merge([this.registry, processMetrics()]);
+    return { contentType: this.registry.contentType, body: await merged.metrics() };
+  }
+}

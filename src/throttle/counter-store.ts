@@ -1,0 +1,76 @@
+// Fixed-window counters behind every rate limit. With Redis they are shared by all nodes; without it, or
+// while Redis cannot answer, each node counts alone (a limit then holds per node, never not at all).
+import type { Redis } from 'ioredis';
+
+export interface CounterStore {
+  /** Adds `by` to the counter `key` of a window that ends in `ttlMs`; answers the new count. */
+  add(key: string, by: number, ttlMs: number): Promise<number>;
+  /** The current count of `key` (0 when absent). */
+  read(key: string): Promise<number>;
+}
+
+/** Entries kept before expired ones are swept; a flood of distinct addresses cannot grow memory past it. */
+const MAX_ENTRIES = 100_000;
+
+export class MemoryCounterStore implements CounterStore {
+  private readonly counters = new Map<string, { count: number; expiresAt: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async add(key: string, by: number, ttlMs: number): Promise<number> {
+    const now = this.now();
+    const entry = this.counters.get(key);
+    if (entry && entry.expiresAt > now) {
+      entry.count += by;
+      return entry.count;
+    }
+    if (this.counters.size >= MAX_ENTRIES) this.sweep(now);
+    this.counters.set(key, { count: by, expiresAt: now + ttlMs });
+    return by;
+  }
+
+  async read(key: string): Promise<number> {
+    const entry = this.counters.get(key);
+    return entry && entry.expiresAt > this.now() ? entry.count : 0;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, entry] of this.counters) if (entry.expiresAt <= now) this.counters.delete(key);
+    // Still full of live windows: drop the oldest, which are the closest to expiry anyway.
+    for (const key of this.counters.keys()) {
+      if (this.counters.size < MAX_ENTRIES) break;
+      this.counters.delete(key);
+    }
+  }
+}
+
+// INCRBY and PEXPIRE in one step, so a counter never outlives its window even if a node dies between them.
+const ADD_SCRIPT = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
+if c == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return c`;
+
+export class RedisCounterStore implements CounterStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly fallback: CounterStore,
+    private readonly onFallback: () => void = () => {},
+  ) {}
+
+  async add(key: string, by: number, ttlMs: number): Promise<number> {
+    try {
+      return Number(await this.redis.eval(ADD_SCRIPT, 1, `sg:rl:${key}`, by, ttlMs));
+    } catch {
+      this.onFallback();
+      return this.fallback.add(key, by, ttlMs);
+    }
+  }
+
+  async read(key: string): Promise<number> {
+    try {
+      return Number((await this.redis.get(`sg:rl:${key}`)) ?? 0);
+    } catch {
+      this.onFallback();
+      return this.fallback.read(key);
+    }
+  }
+}

@@ -1,0 +1,94 @@
+// Budgets and the one way to spend them. Every 429 the service sends comes from a RateLimitExceeded and
+// carries the same headers: RateLimit-Limit/-Remaining/-Reset (draft-ietf-httpapi-ratelimit-headers,
+// the form @fastify/rate-limit and most gateways send), RateLimit-Policy and Retry-After (RFC 9110 10.2.3).
+import type { CounterStore } from './counter-store.js';
+
+export interface Budget {
+  /** Names the counter family; part of every key. */
+  readonly name: string;
+  readonly limit: number;
+  readonly windowSeconds: number;
+}
+
+export interface Tally {
+  readonly limit: number;
+  readonly remaining: number;
+  /** Seconds until the window ends, at least 1. */
+  readonly resetSeconds: number;
+  readonly policy: string;
+}
+
+export class RateLimitExceeded extends Error {
+  override name = 'RateLimitExceeded';
+  /** Read by the error handler like any Fastify error status. */
+  readonly statusCode = 429;
+
+  constructor(
+    readonly budget: Budget,
+    readonly tally: Tally,
+  ) {
+    super(`rate limit ${budget.name} exceeded`);
+  }
+}
+
+export function rateLimitHeaders(tally: Tally): Record<string, string> {
+  return {
+    'ratelimit-limit': String(tally.limit),
+    'ratelimit-remaining': String(tally.remaining),
+    'ratelimit-reset': String(tally.resetSeconds),
+    'ratelimit-policy': tally.policy,
+  };
+}
+
+export class Throttle {
+  constructor(
+    private readonly store: CounterStore,
+    private readonly now: () => number = Date.now,
+    /** Told the budget's name at every refusal (the metrics count them). */
+    private readonly onLimited: (budget: string) => void = () => {},
+  ) {}
+
+  private window(budget: Budget, key: string): { counter: string; ttlMs: number; resetSeconds: number } {
+    const windowMs = budget.windowSeconds * 1000;
+    const now = this.now();
+    const index = Math.floor(now / windowMs);
+    const ttlMs = (index + 1) * windowMs - now;
+    return { counter: `${budget.name}:${key}:${index}`, ttlMs, resetSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
+  }
+
+  private tally(budget: Budget, count: number, resetSeconds: number): Tally {
+    return {
+      limit: budget.limit,
+      remaining: Math.max(0, budget.limit - count),
+      resetSeconds,
+      policy: `${budget.limit};w=${budget.windowSeconds}`,
+    };
+  }
+
+  private exceeded(budget: Budget, tally: Tally): RateLimitExceeded {
+    this.onLimited(budget.name);
+    return new RateLimitExceeded(budget, tally);
+  }
+
+  /** Spends one unit; throws RateLimitExceeded when the budget was already used up. */
+  async take(budget: Budget, key: string): Promise<Tally> {
+    const w = this.window(budget, key);
+    const count = await this.store.add(w.counter, 1, w.ttlMs);
+    const tally = this.tally(budget, count, w.resetSeconds);
+    if (count > budget.limit) throw this.exceeded(budget, tally);
+    return tally;
+  }
+
+  /** Spends one unit and never throws: records a failure whose own answer is already decided. */
+  async record(budget: Budget, key: string): Promise<void> {
+    const w = this.window(budget, key);
+    await this.store.add(w.counter, 1, w.ttlMs);
+  }
+
+  /** Throws RateLimitExceeded when the budget is used up, without spending. */
+  async check(budget: Budget, key: string): Promise<void> {
+    const w = this.window(budget, key);
+    const count = await this.store.read(w.counter);
+    if (count >= budget.limit) throw this.exceeded(budget, this.tally(budget, count, w.resetSeconds));
+  }
+}
