@@ -24,6 +24,7 @@ import { MemoryCounterStore, RedisCounterStore } from './throttle/counter-store.
 import { Throttle } from './throttle/throttle.js';
 import { BackChannelLimits } from './oauth/token/back-channel-limits.js';
 import { Metrics } from './observability/metrics.js';
+import { Janitor } from './maintenance/janitor.js';
 
 export interface Services {
   config: Config;
@@ -39,6 +40,8 @@ export interface Services {
   standing: StandingCheck;
   /** People with their roles per site, cached coherently. */
   people: PersonLookup;
+  /** Purges what has expired; `serve` schedules it. */
+  janitor: Janitor;
   /** Prometheus metrics of this application. */
   metrics: Metrics;
   /** Rate budgets, shared through Redis when configured. */
@@ -124,5 +127,12 @@ export function createServices(deps: AppDeps): Services {
     redis,
     throttle,
     metrics,
+    janitor: new Janitor(
+      db,
+      deps.store.dialect,
+      clock,
+      { purged: (table, rows) => metrics.janitorPurged.inc({ table }, rows), ran: (seconds) => metrics.janitorRuns.observe(seconds) },
+      { batchSize: config.platform.janitor.batch_size, pauseMs: config.platform.janitor.pause_ms },
+    ),
   };
 }

@@ -16,6 +16,7 @@ import {
   UsageError,
   writeLine,
 } from './command.js';
+import { janitorCommand } from './janitor.js';
 import { keysRotateCommand } from './keys-rotate.js';
 import { migrateCommand } from './migrate.js';
 import { roleGrantCommand } from './role-grant.js';
@@ -39,6 +40,7 @@ export const COMMANDS: readonly Command[] = [
   clientListCommand,
   keysRotateCommand,
   auditCommand,
+  janitorCommand,
 ];
 
 function globalHelp(): string {

@@ -103,6 +103,9 @@ ${ENV_HELP}
         }
       }
 
+      const { interval_seconds } = config.platform.janitor;
+      if (interval_seconds > 0) app.services.janitor.start(interval_seconds * 1000, (err) => app.log.error({ err }, 'janitor run failed'));
+
       // Read before printing, so the whole summary is written at once (readers wait for "listening on").
       const sites = await listSites(store.db);
       const out = ctx.io.stdout;
@@ -128,6 +131,7 @@ ${ENV_HELP}
       // past the grace period the remaining connections are cut, so a stuck client cannot hold the exit.
       const grace = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
       try {
+        await app.services.janitor.stop();
         await app.close();
         metricsListener?.closeAllConnections();
         await new Promise((resolve) => (metricsListener ? metricsListener.close(resolve) : resolve(undefined)));

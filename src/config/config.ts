@@ -68,6 +68,16 @@ const platformSchema = z
         lockout_seconds: z.number().int().positive().default(300),
       })
       .prefault({}),
+    janitor: z
+      .object({
+        /** Seconds between the purges `serve` runs; 0 turns them off (run `schoolgate janitor --once` from cron). */
+        interval_seconds: z.number().int().min(0).default(300),
+        /** Rows per DELETE. */
+        batch_size: z.number().int().min(10).max(10_000).default(500),
+        /** Milliseconds between batches, left to live requests. */
+        pause_ms: z.number().int().min(0).max(1000).default(2),
+      })
+      .prefault({}),
     limits: z
       .object({
         body_bytes: z

@@ -1,0 +1,215 @@
+// The janitor deletes what can no longer be used: expired authorization codes, access and refresh tokens,
+// the grants (refresh families) left without tokens, expired sessions and stale sign-in counters. It
+// works in small batches through the expiry indexes (migration 003) with a pause between them, so live
+// requests keep their latency while a million rows go; on PostgreSQL an advisory lock keeps the nodes of
+// a deployment from purging at the same time.
+import { type Kysely, sql } from 'kysely';
+import type { Clock } from '../kernel/clock.js';
+import type { Dialect } from '../storage/connect.js';
+import type { Database } from '../storage/schema.js';
+
+export interface JanitorOptions {
+  /** Rows per DELETE. */
+  batchSize: number;
+  /** Pause between batches, milliseconds: the live traffic's share of the database. */
+  pauseMs: number;
+}
+
+export const JANITOR_DEFAULTS: JanitorOptions = { batchSize: 500, pauseMs: 2 };
+
+/**
+ * A consumed code is kept an hour past its expiry: a replay within that time still finds it and revokes
+ * the tokens of the first exchange (RFC 6749 4.1.2); later the replay is simply an unknown code.
+ */
+const CODE_RETENTION_MS = 60 * 60 * 1000;
+/** Failed-sign-in counters untouched for a day start again from zero. */
+const SIGN_IN_COUNTER_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Any number that names this job among the deployment's advisory locks. */
+const ADVISORY_LOCK_KEY = 7_310_001;
+
+export const PURGED_TABLES = ['authorization_codes', 'access_tokens', 'refresh_tokens', 'grants', 'sessions', 'sign_in_throttle'] as const;
+export type PurgedTable = (typeof PURGED_TABLES)[number];
+export type PurgeReport = Record<PurgedTable, number>;
+
+export interface JanitorObserver {
+  purged(table: PurgedTable, rows: number): void;
+  ran(seconds: number): void;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Janitor {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<PurgeReport | undefined> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    private readonly clock: Clock,
+    private readonly observer: JanitorObserver = { purged: () => {}, ran: () => {} },
+    private readonly options: JanitorOptions = JANITOR_DEFAULTS,
+  ) {}
+
+  /**
+   * Purges everything expired now; answers what it deleted, or undefined when another node holds the
+   * lock (PostgreSQL) and this run was skipped.
+   */
+  runOnce(): Promise<PurgeReport | undefined> {
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** Runs every `intervalMs` (first run after one interval) until stop(). */
+  start(intervalMs: number, onError: (err: unknown) => void): void {
+    this.stopped = false;
+    const tick = () => {
+      this.timer = setTimeout(async () => {
+        try {
+          await this.runOnce();
+        } catch (err) {
+          onError(err);
+        }
+        if (!this.stopped) tick();
+      }, intervalMs);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  /** Stops the schedule and waits for a run in progress to finish its current batch. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  private async run(): Promise<PurgeReport | undefined> {
+    const started = performance.now();
+    if (this.dialect === 'sqlite') {
+      const report = await this.purgeAll(this.db);
+      this.observer.ran((performance.now() - started) / 1000);
+      return report;
+    }
+    // One connection for the whole run: a session advisory lock belongs to the connection that took it.
+    return this.db.connection().execute(async (conn) => {
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${ADVISORY_LOCK_KEY}) as locked`.execute(conn);
+      if (!rows[0]?.locked) return undefined;
+      try {
+        const report = await this.purgeAll(conn);
+        this.observer.ran((performance.now() - started) / 1000);
+        return report;
+      } finally {
+        await sql`select pg_advisory_unlock(${ADVISORY_LOCK_KEY})`.execute(conn);
+      }
+    });
+  }
+
+  private async purgeAll(db: Kysely<Database>): Promise<PurgeReport> {
+    const now = this.clock.now();
+    const report: PurgeReport = {
+      authorization_codes: 0,
+      access_tokens: 0,
+      refresh_tokens: 0,
+      grants: 0,
+      sessions: 0,
+      sign_in_throttle: 0,
+    };
+    const count = (table: PurgedTable, rows: number) => {
+      report[table] += rows;
+      if (rows > 0) this.observer.purged(table, rows);
+    };
+    const n = this.options.batchSize;
+
+    await this.batches(async () => {
+      const rows = await db
+        .deleteFrom('authorization_codes')
+        .where(
+          'code_hash',
+          'in',
+          db
+            .selectFrom('authorization_codes')
+            .select('code_hash')
+            .where('expires_at', '<', now - CODE_RETENTION_MS)
+            .limit(n),
+        )
+        .executeTakeFirst();
+      return this.counted(count, 'authorization_codes', rows.numDeletedRows);
+    });
+
+    for (const table of ['access_tokens', 'refresh_tokens'] as const) {
+      await this.batches(async () => {
+        const deleted = await db
+          .deleteFrom(table)
+          .where('token_hash', 'in', db.selectFrom(table).select('token_hash').where('expires_at', '<', now).limit(n))
+          .returning('grant_id')
+          .execute();
+        count(table, deleted.length);
+        // The grants these tokens belonged to go too once no token of theirs is left.
+        const grantIds = [...new Set(deleted.map((r) => r.grant_id))];
+        if (grantIds.length > 0) {
+          const grants = await db
+            .deleteFrom('grants')
+            .where('id', 'in', grantIds)
+            .where(({ not, exists, selectFrom }) =>
+              not(
+                exists(
+                  selectFrom('access_tokens')
+                    .select(sql.lit(1).as('one'))
+                    .whereRef('access_tokens.grant_id', '=', 'grants.id')
+                    .unionAll(
+                      selectFrom('refresh_tokens').select(sql.lit(1).as('one')).whereRef('refresh_tokens.grant_id', '=', 'grants.id'),
+                    ),
+                ),
+              ),
+            )
+            .executeTakeFirst();
+          count('grants', Number(grants.numDeletedRows));
+        }
+        return deleted.length;
+      });
+    }
+
+    await this.batches(async () => {
+      const rows = await db
+        .deleteFrom('sessions')
+        .where('id_hash', 'in', db.selectFrom('sessions').select('id_hash').where('expires_at', '<', now).limit(n))
+        .executeTakeFirst();
+      return this.counted(count, 'sessions', rows.numDeletedRows);
+    });
+
+    await this.batches(async () => {
+      const stale = await db
+        .selectFrom('sign_in_throttle')
+        .select(['site_id', 'email'])
+        .where('updated_at', '<', now - SIGN_IN_COUNTER_RETENTION_MS)
+        .where('locked_until', '<', now)
+        .limit(n)
+        .execute();
+      if (stale.length === 0) return 0;
+      const rows = await db
+        .deleteFrom('sign_in_throttle')
+        .where((eb) => eb.or(stale.map((r) => eb.and([eb('site_id', '=', r.site_id), eb('email', '=', r.email)]))))
+        .where('updated_at', '<', now - SIGN_IN_COUNTER_RETENTION_MS)
+        .executeTakeFirst();
+      return this.counted(count, 'sign_in_throttle', rows.numDeletedRows);
+    });
+    return report;
+  }
+
+  private counted(count: (table: PurgedTable, rows: number) => void, table: PurgedTable, rows: bigint): number {
+    count(table, Number(rows));
+    return Number(rows);
+  }
+
+  /** Runs `batch` until it deletes less than a full batch, pausing between batches. */
+  private async batches(batch: () => Promise<number>): Promise<void> {
+    for (;;) {
+      const deleted = await batch();
+      if (deleted < this.options.batchSize || this.stopped) return;
+      await sleep(this.options.pauseMs);
+    }
+  }
+}
