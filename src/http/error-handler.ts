@@ -8,6 +8,7 @@ import { messagePage } from './pages/message-page.js';
 import { frameworkProblem, sendProblem } from './problem.js';
 import { sendPage } from './security-headers.js';
 import { RateLimitExceeded, rateLimitHeaders } from '../throttle/throttle.js';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../storage/store-faults.js';
 
 export type RouteKind = 'oauth' | 'page' | 'resource' | 'json' | 'problem';
 
@@ -36,7 +37,23 @@ function clientErrorDescription(error: FastifyError): string {
   }
 }
 
+/** A store that cannot answer right now: 503 with Retry-After in the route's own error shape, no challenge. */
+function sendStoreUnavailable(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  request.log.warn('the store did not answer; answered 503');
+  reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+  const kind = routeKind(request);
+  if (kind === 'problem')
+    return sendProblem(reply, { code: 'unavailable', status: 503, detail: 'The service cannot reach its database. Retry in a moment.' });
+  if (kind === 'page' && request.site)
+    return sendPage(reply, 503, messagePage(request.site.name, 'Temporarily unavailable', 'Please try again in a moment.'));
+  return reply.code(503).header('cache-control', 'no-store').type('application/json').send({
+    error: 'temporarily_unavailable',
+    error_description: 'the service cannot reach its database; retry after the time in Retry-After',
+  });
+}
+
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (isStoreUnavailable(error)) return sendStoreUnavailable(request, reply);
   if (error instanceof RateLimitExceeded) {
     reply.headers(rateLimitHeaders(error.tally)).header('retry-after', String(error.tally.resetSeconds));
   }

@@ -2,6 +2,7 @@
 // gives each operator operation its method and path under /api/admin/v1. The bearer, scope and role
 // checks are the ones every resource uses (bearer-guard.ts, oauth/standing.ts); errors other than the
 // bearer challenges are RFC 9457 problems. No route here knows any one operation.
+import { STORE_RETRY_AFTER_SECONDS } from '../../storage/store-faults.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { type Operation, type OperationContext, OperationError, type OperationErrorCode } from '../../operations/operation.js';
@@ -72,7 +73,7 @@ async function runOperation(services: Services, operation: Operation, request: F
   const guard = await guardBearer(services.bearer, request, reply, operation.scopes);
   if (!guard.ok) {
     if (!guard.unavailable) return reply;
-    reply.header('retry-after', '1');
+    reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
     return sendProblem(reply, { code: 'unavailable', status: 503, detail: 'The token store did not answer in time. Retry in a moment.' });
   }
   const body = request.body;

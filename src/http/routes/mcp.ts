@@ -2,6 +2,7 @@
 // a stateless Streamable HTTP endpoint. Every POST gets its own MCP server and transport, so any node can
 // answer any request. What the SDK cannot know is settled here first: the Origin (DNS rebinding), the
 // bearer verdict, and whether a `tools/call` needs a token or scopes the caller lacks.
+import { STORE_RETRY_AFTER_SECONDS } from '../../storage/store-faults.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { INTERNAL_ERROR, jsonRpcError, PARSE_ERROR, requestIdOf, SERVER_ERROR, toolCallsIn } from '../../mcp/json-rpc.js';
@@ -16,7 +17,7 @@ import { sendInsufficientScope, sendInvalidToken, sendLostStanding, wwwAuthentic
 import { handleError } from '../error-handler.js';
 
 /** How long a client should wait before retrying when the token store gave no verdict. */
-const RETRY_AFTER_SECONDS = '2';
+const RETRY_AFTER_SECONDS = String(STORE_RETRY_AFTER_SECONDS);
 
 function sendJsonRpc(reply: FastifyReply, status: number, body: ReturnType<typeof jsonRpcError>): FastifyReply {
   return reply.code(status).header('cache-control', 'no-store').type('application/json').send(body);

@@ -10,6 +10,7 @@
 // it), and Mercurius's own cache keyed by the same text then skips its parse and validation. graphql-jit
 // stays off (Mercurius's default): compiled resolvers would gain little on a query that waits on the database.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../storage/store-faults.js';
 import { type ExecutionResult, GraphQLError, type GraphQLFormattedError } from 'graphql';
 import mercurius, { type MercuriusContext } from 'mercurius';
 import { createMemberContext } from '../../member-api/context.js';
@@ -88,6 +89,8 @@ function isValidationError(error: unknown): error is MercuriusValidationError {
   return error instanceof Error && (error as Partial<MercuriusValidationError>).code === 'MER_ERR_GQL_VALIDATION';
 }
 
+const STORE_DOWN_MESSAGE = 'Temporarily unavailable: the service cannot reach its database. Retry after the time in Retry-After.';
+
 /**
  * Errors raised while executing: a GraphQLError thrown on purpose (a bad `first`, an unknown notification)
  * keeps its message; anything else is a fault of ours, logged and shown without its detail. A result with
@@ -97,16 +100,22 @@ function formatExecutionErrors<TContext extends MercuriusContext>(
   execution: ExecutionResult & Required<Pick<ExecutionResult, 'errors'>>,
   context: TContext,
 ): { statusCode: number; response: ExecutionResult | { data?: ExecutionResult['data']; errors: GraphQLFormattedError[] } } {
+  let storeDown = false;
   const errors = execution.errors.map((error): GraphQLFormattedError => {
     if (error.originalError === undefined || error.originalError instanceof GraphQLError) return error.toJSON();
+    const where = { ...(error.locations ? { locations: error.locations } : {}), ...(error.path ? { path: error.path } : {}) };
+    if (isStoreUnavailable(error.originalError)) {
+      storeDown = true;
+      return { message: STORE_DOWN_MESSAGE, ...where, extensions: { code: 'UNAVAILABLE' } };
+    }
     context.reply.log.error({ err: error.originalError }, 'member graphql resolver failed');
-    return {
-      message: 'Internal server error',
-      ...(error.locations ? { locations: error.locations } : {}),
-      ...(error.path ? { path: error.path } : {}),
-      extensions: { code: 'INTERNAL_SERVER_ERROR' },
-    };
+    return { message: 'Internal server error', ...where, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   });
+  // The database went away mid-request: 503 with Retry-After, so a client retries rather than trusting partial data.
+  if (storeDown) {
+    context.reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+    return { statusCode: 503, response: { errors } };
+  }
   const hasData = 'data' in execution;
   return { statusCode: hasData ? 200 : 400, response: hasData ? { data: execution.data, errors } : { errors } };
 }
@@ -128,6 +137,10 @@ function renderFrameworkError(error: FastifyError, request: FastifyRequest, repl
       return sendErrors(reply, 400, [requestError('The body is not valid JSON.', 'BAD_REQUEST')]);
   }
   if (status >= 400 && status < 500) return sendErrors(reply, status, [requestError('This request cannot be used.', 'BAD_REQUEST')]);
+  if (isStoreUnavailable(error)) {
+    reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+    return sendErrors(reply, 503, [requestError(STORE_DOWN_MESSAGE, 'UNAVAILABLE')]);
+  }
   request.log.error({ err: error }, 'member graphql request failed');
   return sendErrors(reply, 500, [requestError('Internal server error', 'INTERNAL_SERVER_ERROR')]);
 }
@@ -176,8 +189,8 @@ async function registerVariantEndpoint(scope: FastifyInstance, services: Service
     }
     // A store that gives no verdict is our fault, not the token's: retry, without a WWW-Authenticate challenge.
     if (guard.unavailable) {
-      reply.header('retry-after', '1');
-      return sendErrors(reply, 503, [{ message: 'temporarily unavailable, retry' }]);
+      reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+      return sendErrors(reply, 503, [requestError(STORE_DOWN_MESSAGE, 'UNAVAILABLE')]);
     }
     return reply;
   };

@@ -1,4 +1,5 @@
 // UserInfo (OIDC Core 5.3, SPEC 4.2): GET or POST with a bearer token holding `openid`.
+import { STORE_RETRY_AFTER_SECONDS } from '../../storage/store-faults.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { PATHS } from '../../oauth/discovery.js';
@@ -21,10 +22,10 @@ export function registerUserInfoRoutes(app: FastifyInstance, services: Services)
     const guard = await guardBearer(services.bearer, request, reply, USERINFO_SCOPES);
     if (!guard.ok) {
       if (guard.unavailable)
-        return reply
-          .code(503)
-          .header('retry-after', '1')
-          .send({ error: 'temporarily_unavailable', error_description: 'try again shortly' });
+        return reply.code(503).header('retry-after', String(STORE_RETRY_AFTER_SECONDS)).header('cache-control', 'no-store').send({
+          error: 'temporarily_unavailable',
+          error_description: 'the token store did not answer in time; retry after the time in Retry-After',
+        });
       return reply;
     }
     return reply.header('cache-control', 'no-store').send(await userInfo(services.people, request.site, guard.token));
