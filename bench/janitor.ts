@@ -80,7 +80,7 @@ for (const [table, count] of [
   const extra = table === 'refresh_tokens' ? sql`, null, null, null` : sql``;
   const columns = table === 'refresh_tokens' ? sql`, rotated_at, replay_sealed, replay_until` : sql``;
   await sql`insert into ${sql.table(table)} (token_hash, site_id, grant_id, client_id, person_id, scope, resource, created_at, expires_at, revoked_at${columns})
-    select ${`bench-${table}-`} || n, ${site.id}, 'bench-g-' || (n % ${grants} + 1), 'academy-member-app', ${owner.id}, 'openid', ${origin}, ${expired}, ${expired + 1}, null${extra}
+    select ${`bench-${table}-`} || n, ${site.id}, 'bench-g-' || (n % ${sql.lit(grants)} + 1), 'academy-member-app', ${owner.id}, 'openid', ${origin}, ${expired}, ${expired + 1}, null${extra}
     from (${series(count)}) t`.execute(db);
 }
 await sql`insert into sessions (id_hash, site_id, person_id, auth_time, created_at, expires_at)
