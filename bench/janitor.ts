@@ -64,14 +64,21 @@ const site = await db.selectFrom('sites').select('id').where('slug', '=', 'demo-
 const owner = await db.selectFrom('people').select('id').executeTakeFirstOrThrow();
 const expired = Date.now() - 3 * 24 * 3600 * 1000;
 const seeded = performance.now();
-const series = (n: number) =>
+// Rows `from`..`to` of a number series; seeding goes in chunks so no statement meets the store's query timeout.
+const range = (from: number, to: number) =>
   store.dialect === 'postgres'
-    ? sql`select g as n from generate_series(1, ${n}) g`
-    : sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < ${n}) select n from s`;
+    ? sql`select g as n from generate_series(${sql.lit(from)}, ${sql.lit(to)}) g`
+    : sql`with recursive s(n) as (select ${sql.lit(from)} union all select n + 1 from s where n < ${sql.lit(to)}) select n from s`;
+const CHUNK = 100_000;
+async function seed(count: number, insert: (rows: ReturnType<typeof range>) => Promise<unknown>): Promise<void> {
+  for (let from = 1; from <= count; from += CHUNK) await insert(range(from, Math.min(count, from + CHUNK - 1)));
+}
 const grants = Math.max(1, Math.floor(ROWS / 100));
-await sql`insert into grants (id, site_id, client_id, person_id, scope, resource, created_at, revoked_at)
-  select 'bench-g-' || n, ${site.id}, 'academy-member-app', ${owner.id}, 'openid', ${origin}, ${expired}, null from (${series(grants)}) t`.execute(
-  db,
+await seed(grants, (rows) =>
+  sql`insert into grants (id, site_id, client_id, person_id, scope, resource, created_at, revoked_at)
+    select 'bench-g-' || n, ${site.id}, 'academy-member-app', ${owner.id}, 'openid', ${origin}, ${expired}, null from (${rows}) t`.execute(
+    db,
+  ),
 );
 for (const [table, count] of [
   ['access_tokens', ROWS],
@@ -79,15 +86,21 @@ for (const [table, count] of [
 ] as const) {
   const extra = table === 'refresh_tokens' ? sql`, null, null, null` : sql``;
   const columns = table === 'refresh_tokens' ? sql`, rotated_at, replay_sealed, replay_until` : sql``;
-  await sql`insert into ${sql.table(table)} (token_hash, site_id, grant_id, client_id, person_id, scope, resource, created_at, expires_at, revoked_at${columns})
-    select ${`bench-${table}-`} || n, ${site.id}, 'bench-g-' || (n % ${sql.lit(grants)} + 1), 'academy-member-app', ${owner.id}, 'openid', ${origin}, ${expired}, ${expired + 1}, null${extra}
-    from (${series(count)}) t`.execute(db);
+  await seed(count, (rows) =>
+    sql`insert into ${sql.table(table)} (token_hash, site_id, grant_id, client_id, person_id, scope, resource, created_at, expires_at, revoked_at${columns})
+      select ${`bench-${table}-`} || n, ${site.id}, 'bench-g-' || (n % ${sql.lit(grants)} + 1), 'academy-member-app', ${owner.id}, 'openid', ${origin}, ${expired}, ${expired + 1}, null${extra}
+      from (${rows}) t`.execute(db),
+  );
 }
-await sql`insert into sessions (id_hash, site_id, person_id, auth_time, created_at, expires_at)
-  select 'bench-s-' || n, ${site.id}, ${owner.id}, ${expired}, ${expired}, ${expired + 1} from (${series(ROWS / 20)}) t`.execute(db);
-await sql`insert into authorization_codes (code_hash, site_id, client_id, person_id, redirect_uri, scope, resource, code_challenge, nonce, auth_time, created_at, expires_at, consumed_at, grant_id)
-  select 'bench-c-' || n, ${site.id}, 'academy-member-app', ${owner.id}, 'http://127.0.0.1/cb', 'openid', ${origin}, 'x', null, ${expired}, ${expired}, ${expired + 1}, ${expired + 1}, null
-  from (${series(ROWS / 20)}) t`.execute(db);
+await seed(ROWS / 20, (rows) =>
+  sql`insert into sessions (id_hash, site_id, person_id, auth_time, created_at, expires_at)
+    select 'bench-s-' || n, ${site.id}, ${owner.id}, ${expired}, ${expired}, ${expired + 1} from (${rows}) t`.execute(db),
+);
+await seed(ROWS / 20, (rows) =>
+  sql`insert into authorization_codes (code_hash, site_id, client_id, person_id, redirect_uri, scope, resource, code_challenge, nonce, auth_time, created_at, expires_at, consumed_at, grant_id)
+    select 'bench-c-' || n, ${site.id}, 'academy-member-app', ${owner.id}, 'http://127.0.0.1/cb', 'openid', ${origin}, 'x', null, ${expired}, ${expired}, ${expired + 1}, ${expired + 1}, null
+    from (${rows}) t`.execute(db),
+);
 const total = ROWS + ROWS / 10 + grants + ROWS / 20 + ROWS / 20;
 console.log(
   `seeded ${total.toLocaleString('en')} expired rows on ${store.dialect} in ${((performance.now() - seeded) / 1000).toFixed(1)} s`,

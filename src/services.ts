@@ -24,7 +24,7 @@ import { MemoryCounterStore, RedisCounterStore } from './throttle/counter-store.
 import { Throttle } from './throttle/throttle.js';
 import { BackChannelLimits } from './oauth/token/back-channel-limits.js';
 import { Metrics } from './observability/metrics.js';
-import { Janitor } from './maintenance/janitor.js';
+import { Janitor, janitorOptions } from './maintenance/janitor.js';
 
 export interface Services {
   config: Config;
@@ -132,7 +132,7 @@ export function createServices(deps: AppDeps): Services {
       deps.store.dialect,
       clock,
       { purged: (table, rows) => metrics.janitorPurged.inc({ table }, rows), ran: (seconds) => metrics.janitorRuns.observe(seconds) },
-      { batchSize: config.platform.janitor.batch_size, pauseMs: config.platform.janitor.pause_ms },
+      janitorOptions(config.platform.janitor),
     ),
   };
 }

@@ -2,7 +2,7 @@
 // the same janitor on its own every janitor.interval_seconds; this is for cron jobs and for operators
 // who turned that off.
 import { parseArgs } from 'node:util';
-import { Janitor, PURGED_TABLES } from '../maintenance/janitor.js';
+import { Janitor, janitorOptions, PURGED_TABLES } from '../maintenance/janitor.js';
 import { openStore } from '../storage/connect.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { type Command, ENV_HELP, EXIT_OK, HELP_OPTION, parseOrUsage, printHelp, UsageError, withConfig, writeLine } from './command.js';
@@ -30,10 +30,7 @@ ${ENV_HELP}`,
     const store = openStore(config.databaseUrl, { poolSize: 1 });
     try {
       await migrateToLatest(store);
-      const janitor = new Janitor(store.db, store.dialect, ctx.clock, undefined, {
-        batchSize: config.platform.janitor.batch_size,
-        pauseMs: config.platform.janitor.pause_ms,
-      });
+      const janitor = new Janitor(store.db, store.dialect, ctx.clock, undefined, janitorOptions(config.platform.janitor));
       const report = await janitor.runOnce();
       if (!report) {
         writeLine(ctx.io.stdout, 'Another node is purging right now; nothing was done.');

@@ -73,9 +73,11 @@ const platformSchema = z
         /** Seconds between the purges `serve` runs; 0 turns them off (run `schoolgate janitor --once` from cron). */
         interval_seconds: z.number().int().min(0).default(300),
         /** Rows per DELETE. */
-        batch_size: z.number().int().min(10).max(10_000).default(500),
-        /** Milliseconds between batches, left to live requests. */
+        batch_size: z.number().int().min(10).max(10_000).default(200),
+        /** Shortest pause between batches, milliseconds. */
         pause_ms: z.number().int().min(0).max(1000).default(2),
+        /** Share of time a purge may hold the database; it pauses after each batch to keep to it. */
+        share: z.number().gt(0).max(1).default(0.25),
       })
       .prefault({}),
     limits: z

@@ -11,11 +11,18 @@ import type { Database } from '../storage/schema.js';
 export interface JanitorOptions {
   /** Rows per DELETE. */
   batchSize: number;
-  /** Pause between batches, milliseconds: the live traffic's share of the database. */
+  /** Shortest pause between batches, milliseconds. */
   pauseMs: number;
+  /** The share of time (0 to 1) a run may spend in batches; the rest is left to live requests. */
+  share: number;
 }
 
-export const JANITOR_DEFAULTS: JanitorOptions = { batchSize: 500, pauseMs: 2 };
+export const JANITOR_DEFAULTS: JanitorOptions = { batchSize: 200, pauseMs: 2, share: 0.25 };
+
+/** The options of the platform config's `janitor` section. */
+export function janitorOptions(section: { batch_size: number; pause_ms: number; share: number }): JanitorOptions {
+  return { batchSize: section.batch_size, pauseMs: section.pause_ms, share: section.share };
+}
 
 /**
  * A consumed code is kept an hour past its expiry: a replay within that time still finds it and revokes
@@ -204,12 +211,19 @@ export class Janitor {
     return Number(rows);
   }
 
-  /** Runs `batch` until it deletes less than a full batch, pausing between batches. */
+  /**
+   * Runs `batch` until it deletes less than a full batch. Between batches it pauses in proportion to how
+   * long the last one took, so the janitor holds the database (and, on SQLite, the event loop) for at
+   * most `share` of the time, however slow the disk: live requests keep the rest.
+   */
   private async batches(batch: () => Promise<number>): Promise<void> {
+    const { batchSize, pauseMs, share } = this.options;
     for (;;) {
+      const started = performance.now();
       const deleted = await batch();
-      if (deleted < this.options.batchSize || this.stopped) return;
-      await sleep(this.options.pauseMs);
+      if (deleted < batchSize || this.stopped) return;
+      const took = performance.now() - started;
+      await sleep(Math.max(pauseMs, (took * (1 - share)) / share));
     }
   }
 }
