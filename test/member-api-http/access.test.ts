@@ -107,9 +107,11 @@ for (const dialect of DIALECTS) {
           const check = vi.spyOn(server.app.services.bearer, 'check').mockResolvedValueOnce({ kind: 'unavailable' });
           try {
             const answer = await graphql(server, site, tokens[site].access_token, '{ viewer { id } }');
-            expect(answer.json).toEqual({ errors: [{ message: 'temporarily unavailable, retry' }] });
+            expect(answer.json).toEqual({
+              errors: [{ message: expect.stringMatching(/^Temporarily unavailable/), extensions: { code: 'UNAVAILABLE' } }],
+            });
             expectGraphqlErrors(answer, 503);
-            expect(answer.headers.get('retry-after')).toBe('1');
+            expect(answer.headers.get('retry-after')).toBe('2');
           } finally {
             check.mockRestore();
           }
