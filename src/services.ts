@@ -25,6 +25,7 @@ import { Throttle } from './throttle/throttle.js';
 import { BackChannelLimits } from './oauth/token/back-channel-limits.js';
 import { Metrics } from './observability/metrics.js';
 import { Janitor, janitorOptions } from './maintenance/janitor.js';
+import { ConfirmationTokens } from './operations/confirmation.js';
 
 export interface Services {
   config: Config;
@@ -40,6 +41,8 @@ export interface Services {
   standing: StandingCheck;
   /** People with their roles per site, cached coherently. */
   people: PersonLookup;
+  /** Tokens of the MCP two-step confirmation. */
+  confirmations: ConfirmationTokens;
   /** Purges what has expired; `serve` schedules it. */
   janitor: Janitor;
   /** Prometheus metrics of this application. */
@@ -120,6 +123,7 @@ export function createServices(deps: AppDeps): Services {
       observer: metrics,
     },
     csrfKey: deriveKey(config.secret, 'csrf'),
+    confirmations: new ConfirmationTokens(deriveKey(config.secret, 'mcp-confirmation')),
     bearer: createBearerChecker(db, clock, accessTokens, standing),
     standing,
     signals,

@@ -2,6 +2,7 @@
 // Details are structured JSON and never contain a secret, a token or a password.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
+import { type Page, type PageRequest, pageQuery, toPage } from '../school/paging.js';
 import { defineQuery } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 
@@ -19,7 +20,9 @@ export type AuditKind =
   | 'code.replay_detected'
   | 'cimd.refused'
   | 'keys.rotated'
-  | 'client.created';
+  | 'client.created'
+  /** A write through the operator API or an operator MCP tool: `operator.<operation name>`. */
+  | `operator.${string}`;
 
 export interface AuditEvent {
   siteId: string;
@@ -27,13 +30,24 @@ export interface AuditEvent {
   personId?: string | null;
   clientId?: string | null;
   detail?: Record<string, string | number | boolean | null | string[]>;
+  /** What was acted on, as `<type>:<id>`. */
+  target?: string | null;
+  /** The request's id, to find its log lines. */
+  requestId?: string | null;
 }
 
 // Written on every token issuance, so compiled once.
-const insertAuditEvent = defineQuery(['siteId', 'at', 'kind', 'personId', 'clientId', 'detail'], (db, p) =>
-  db
-    .insertInto('audit_events')
-    .values({ site_id: p.siteId, at: p.at, kind: p.kind, person_id: p.personId, client_id: p.clientId, detail: p.detail }),
+const insertAuditEvent = defineQuery(['siteId', 'at', 'kind', 'personId', 'clientId', 'detail', 'target', 'requestId'], (db, p) =>
+  db.insertInto('audit_events').values({
+    site_id: p.siteId,
+    at: p.at,
+    kind: p.kind,
+    person_id: p.personId,
+    client_id: p.clientId,
+    detail: p.detail,
+    target: p.target,
+    request_id: p.requestId,
+  }),
 );
 
 export async function recordAudit(db: Kysely<Database>, event: AuditEvent, clock: Clock): Promise<void> {
@@ -44,6 +58,8 @@ export async function recordAudit(db: Kysely<Database>, event: AuditEvent, clock
     personId: event.personId ?? null,
     clientId: event.clientId ?? null,
     detail: JSON.stringify(event.detail ?? {}),
+    target: event.target ?? null,
+    requestId: event.requestId ?? null,
   });
 }
 
@@ -67,4 +83,67 @@ export async function listAudit(db: Kysely<Database>, siteId: string, limit = 10
     clientId: r.client_id,
     detail: JSON.parse(r.detail) as Record<string, unknown>,
   }));
+}
+
+export interface AuditFilter {
+  /** An exact kind (`operator.publish_course`) or a prefix ending in `.` (`operator.`). */
+  action?: string;
+  actorId?: string;
+  clientId?: string;
+}
+
+export interface AuditRecord extends AuditEntry {
+  target: string | null;
+  requestId: string | null;
+}
+
+const AUDIT_LIST = 'audit_events';
+
+function filtered(db: Kysely<Database>, siteId: string, filter: AuditFilter) {
+  return db
+    .selectFrom('audit_events')
+    .where('site_id', '=', siteId)
+    .$if(filter.action !== undefined, (qb) =>
+      filter.action?.endsWith('.')
+        ? qb.where('kind', 'like', `${filter.action.replace(/[%_\\]/g, '')}%`)
+        : qb.where('kind', '=', filter.action ?? ''),
+    )
+    .$if(filter.actorId !== undefined, (qb) => qb.where('person_id', '=', filter.actorId ?? ''))
+    .$if(filter.clientId !== undefined, (qb) => qb.where('client_id', '=', filter.clientId ?? ''));
+}
+
+/** A site's audit events, newest first, a page at a time (keyset on the id). */
+export async function pageAudit(
+  db: Kysely<Database>,
+  siteId: string,
+  filter: AuditFilter,
+  request: PageRequest,
+): Promise<Page<AuditRecord>> {
+  const { size, after } = pageQuery(AUDIT_LIST, request);
+  const rows = await filtered(db, siteId, filter)
+    .$if(after !== null, (qb) => qb.where('id', '<', after?.sort ?? 0))
+    .selectAll()
+    .orderBy('id', 'desc')
+    .limit(size + 1)
+    .execute();
+  const records = rows.map(
+    (r): AuditRecord => ({
+      id: r.id,
+      at: r.at,
+      kind: r.kind,
+      personId: r.person_id,
+      clientId: r.client_id,
+      detail: JSON.parse(r.detail) as Record<string, unknown>,
+      target: r.target,
+      requestId: r.request_id,
+    }),
+  );
+  return toPage(AUDIT_LIST, records, size, (r) => ({ sort: r.id, id: String(r.id) }));
+}
+
+export async function countAudit(db: Kysely<Database>, siteId: string, filter: AuditFilter): Promise<number> {
+  const row = await filtered(db, siteId, filter)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -44,7 +44,8 @@ export function problemType(code: ProblemCode): string {
   return `urn:schoolgate:problem:${code}`;
 }
 
-export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+/** The problem+json document of a problem, naming the request it answers. */
+export function problemDocument(problem: Problem, requestId: string): Record<string, unknown> {
   const body: Record<string, unknown> = {
     type: problemType(problem.code),
     title: TITLES[problem.code],
@@ -52,10 +53,18 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
     detail: problem.detail,
     code: problem.code,
     // An extension member (RFC 9457 3.2): the id under which this request's log lines are found.
-    requestId: reply.request.id,
+    requestId,
   };
   if (problem.errors && problem.errors.length > 0) body.errors = problem.errors;
-  return reply.code(problem.status).header('cache-control', 'no-store').type('application/problem+json').send(body);
+  return body;
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  return reply
+    .code(problem.status)
+    .header('cache-control', 'no-store')
+    .type('application/problem+json')
+    .send(problemDocument(problem, reply.request.id));
 }
 
 /** Framework errors (body parsing, limits, throttling) of an operator API route, as problems; never a stack. */

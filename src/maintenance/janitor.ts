@@ -34,7 +34,16 @@ const SIGN_IN_COUNTER_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Any number that names this job among the deployment's advisory locks. */
 const ADVISORY_LOCK_KEY = 7_310_001;
 
-export const PURGED_TABLES = ['authorization_codes', 'access_tokens', 'refresh_tokens', 'grants', 'sessions', 'sign_in_throttle'] as const;
+export const PURGED_TABLES = [
+  'authorization_codes',
+  'access_tokens',
+  'refresh_tokens',
+  'grants',
+  'sessions',
+  'sign_in_throttle',
+  'idempotency_keys',
+  'confirmation_uses',
+] as const;
 export type PurgedTable = (typeof PURGED_TABLES)[number];
 export type PurgeReport = Record<PurgedTable, number>;
 
@@ -123,6 +132,8 @@ export class Janitor {
       grants: 0,
       sessions: 0,
       sign_in_throttle: 0,
+      idempotency_keys: 0,
+      confirmation_uses: 0,
     };
     const count = (table: PurgedTable, rows: number) => {
       report[table] += rows;
@@ -202,6 +213,20 @@ export class Janitor {
         .where('updated_at', '<', now - SIGN_IN_COUNTER_RETENTION_MS)
         .executeTakeFirst();
       return this.counted(count, 'sign_in_throttle', rows.numDeletedRows);
+    });
+
+    // Operator API answers kept for Idempotency-Key replays (24 h) and used MCP confirmation tokens.
+    await this.batches(async () => {
+      const rows = await sql`delete from idempotency_keys where (site_id, client_id, idempotency_key) in
+        (select site_id, client_id, idempotency_key from idempotency_keys where expires_at < ${now} limit ${sql.lit(n)})`.execute(db);
+      return this.counted(count, 'idempotency_keys', rows.numAffectedRows ?? 0n);
+    });
+    await this.batches(async () => {
+      const rows = await db
+        .deleteFrom('confirmation_uses')
+        .where('token_hash', 'in', db.selectFrom('confirmation_uses').select('token_hash').where('expires_at', '<', now).limit(n))
+        .executeTakeFirst();
+      return this.counted(count, 'confirmation_uses', rows.numDeletedRows);
     });
     return report;
   }

@@ -5,6 +5,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { z } from 'zod';
+import { CONFIRMATION_TTL_MS, type ConfirmationTokens } from '../operations/confirmation.js';
 import { type Operation, type OperationContext, OperationError } from '../operations/operation.js';
 import { type Caller, operationsFor } from '../operations/registry.js';
 
@@ -20,6 +22,44 @@ const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 export interface McpServerOptions {
   /** Records a fault of ours (the caller only learns that one happened). */
   logFault(error: unknown, tool: string): void;
+  /** Issues and checks the tokens of the two-step confirmation. */
+  confirmations: ConfirmationTokens;
+}
+
+const confirmationToken = z
+  .string()
+  .max(200)
+  .optional()
+  .describe('Leave out on the first call, which only previews; then pass the confirmationToken that call returned to act.');
+
+const confirmationFields = {
+  confirmationRequired: z.boolean().describe('True when nothing was done yet: read preview, then call again with confirmationToken.'),
+  preview: z
+    .object({ summary: z.string(), details: z.record(z.string(), z.unknown()).optional() })
+    .optional()
+    .describe('What the call will do, and the state it will change as it is now.'),
+  confirmationToken: z.string().optional().describe('Pass this back, with the same arguments, to act (once, within 5 minutes).'),
+  expiresAt: z.string().optional().describe('When the confirmationToken stops working (ISO 8601, UTC).'),
+};
+
+/** The tool's schemas: a confirming operation also takes a token and may answer a preview instead of its output. */
+function toolSchemas(operation: Operation): { inputSchema: z.ZodObject; outputSchema: z.ZodObject } {
+  if (!operation.confirms) return { inputSchema: operation.input, outputSchema: operation.output };
+  return {
+    inputSchema: operation.input.extend({ confirmationToken }),
+    outputSchema: operation.output.partial().extend(confirmationFields),
+  };
+}
+
+/** The first step of a confirming call: nothing changes; the preview and a token bound to these arguments. */
+async function previewCall(operation: Operation, ctx: OperationContext, args: Record<string, unknown>, options: McpServerOptions) {
+  const preview = await operation.preview(ctx, args);
+  const { token, expiresAt } = options.confirmations.issue(ctx, { operation: operation.name, args });
+  const structured = { confirmationRequired: true, preview, confirmationToken: token, expiresAt: new Date(expiresAt).toISOString() };
+  const text =
+    `Nothing has changed yet. ${preview.summary} To go ahead, call ${operation.name} again with the same arguments and ` +
+    `confirmationToken "${token}" (once, within ${CONFIRMATION_TTL_MS / 60_000} minutes). Ask the user first if they have not said so.`;
+  return { content: [{ type: 'text' as const, text }], structuredContent: structured };
 }
 
 function instructions(ctx: OperationContext, caller: Caller): string {
@@ -46,7 +86,15 @@ export async function callTool(
   options: McpServerOptions,
 ): Promise<CallToolResult> {
   try {
-    const output = await operation.run(ctx, args);
+    let output: Record<string, unknown>;
+    if (operation.confirms) {
+      const { confirmationToken: token, ...rest } = (args ?? {}) as Record<string, unknown>;
+      if (typeof token !== 'string' || token === '') return await previewCall(operation, ctx, rest, options);
+      const precondition = options.confirmations.verify(ctx, { operation: operation.name, args: rest }, token);
+      output = { ...(await operation.run(ctx, rest, { precondition })), confirmationRequired: false };
+    } else {
+      output = await operation.run(ctx, args);
+    }
     // MCP 2025-06-18 "Structured content": a tool with structured output SHOULD also return it as text.
     return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
   } catch (error) {
@@ -71,8 +119,7 @@ export function buildMcpServer(ctx: OperationContext, caller: Caller, options: M
       {
         title: operation.title,
         description: operation.description,
-        inputSchema: operation.input,
-        outputSchema: operation.output,
+        ...toolSchemas(operation),
         annotations: { title: operation.title, ...operation.annotations },
       },
       (args) => callTool(operation, ctx, args, options),

@@ -3,6 +3,7 @@
 // (src/mcp/) and, later, the operator REST API project this one definition; neither re-implements it.
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { recordAudit } from '../audit/audit-log.js';
 import type { Clock } from '../kernel/clock.js';
 import { PageRequestError } from '../school/paging.js';
 import type { Site } from '../sites/site.js';
@@ -23,6 +24,10 @@ export interface OperationContext {
   personId: string | null;
   /** The token's scopes; empty for an anonymous caller. */
   scopes: readonly string[];
+  /** The client (app) the token was issued to; null for an anonymous caller. */
+  clientId: string | null;
+  /** The request's id, written with the audit event of a write. */
+  requestId: string | null;
 }
 
 /** MCP tool annotations (MCP 2025-06-18 "Tool annotations"); every operation stays inside this school. */
@@ -35,7 +40,7 @@ export interface OperationAnnotations {
 
 export const READ_ONLY: OperationAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-export type OperationErrorCode = 'invalid_argument' | 'not_found' | 'conflict' | 'unauthenticated';
+export type OperationErrorCode = 'invalid_argument' | 'not_found' | 'conflict' | 'unauthenticated' | 'precondition_failed';
 
 /** Which input field a problem is about: a JSON Pointer (RFC 6901) into the input, and what is wrong. */
 export interface FieldProblem {
@@ -67,6 +72,33 @@ export interface RestRoute {
   path: string;
   /** 201 for operations that create a resource; 200 otherwise. */
   status?: 200 | 201;
+  /**
+   * The read of the resource this operation answers or changes (`GET /courses/{id}` for its PATCH):
+   * its output is the representation an ETag names, and `If-Match` is checked against it. Given for
+   * single-resource reads (pointing at themselves) and the writes on such a resource.
+   */
+  resource?: () => Operation;
+}
+
+/** What the audit log records of a write: the action is the operation's name, the target what it acted on. */
+export type AuditTarget<I, O> = (input: I, output: O) => string;
+
+/** A preview of a destructive or outward-facing call, shown before the MCP two-step confirmation. */
+export interface Preview {
+  /** One sentence: what the call will do. */
+  summary: string;
+  /** The state the call will change, as it is now. */
+  details?: Record<string, unknown>;
+}
+
+export interface RunOptions {
+  /**
+   * Runs first inside the write's transaction, with its context: the If-Match check, the use of a
+   * confirmation token. It throws an OperationError to stop the write.
+   */
+  precondition?: (ctx: OperationContext) => Promise<void>;
+  /** Runs last inside the write's transaction with the output (keeps an Idempotency-Key's answer). */
+  committing?: (ctx: OperationContext, output: Record<string, unknown>) => Promise<void>;
 }
 
 export interface OperationSpec<I extends z.ZodObject, O extends z.ZodObject> {
@@ -87,6 +119,10 @@ export interface OperationSpec<I extends z.ZodObject, O extends z.ZodObject> {
   rest?: RestRoute;
   /** Whether /mcp lists it as a tool; CONTRACT 6 names the operator tools. Defaults to true. */
   tool?: boolean;
+  /** Every write names its target for the audit log (required unless readOnlyHint). */
+  audit?: AuditTarget<z.output<I>, z.output<O>>;
+  /** Destructive or outward-facing writes: the MCP door asks for a confirmation with this preview first. */
+  confirm?: (ctx: OperationContext, input: z.output<I>) => Promise<Preview>;
   handle(ctx: OperationContext, input: z.output<I>): Promise<z.output<O>>;
 }
 
@@ -105,8 +141,15 @@ export interface Operation {
   readonly userContent: readonly string[];
   readonly rest: RestRoute | null;
   readonly tool: boolean;
-  /** Validates the input, runs the handler and returns the output (with `_note` where it applies). */
-  run(ctx: OperationContext, input: unknown): Promise<Record<string, unknown>>;
+  /** Whether the MCP door asks for a two-step confirmation. */
+  readonly confirms: boolean;
+  /**
+   * Validates the input, runs the handler and returns the output (with `_note` where it applies). A write
+   * runs in one transaction with its audit event and `options.precondition`.
+   */
+  run(ctx: OperationContext, input: unknown, options?: RunOptions): Promise<Record<string, unknown>>;
+  /** The preview of a confirming operation; validates the input like run(). */
+  preview(ctx: OperationContext, input: unknown): Promise<Preview>;
 }
 
 /** The sentence that marks user-written fields as data (issue 4: "returned as data, marked as such"). */
@@ -121,7 +164,26 @@ function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'input'}: ${issue.message}`).join('; ');
 }
 
+/** The input as the handler sees it, or an invalid_argument error naming each field. */
+function parseInput<I extends z.ZodObject>(spec: { name: string; input: I }, input: unknown): z.output<I> {
+  const parsed = spec.input.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  throw new OperationError(
+    'invalid_argument',
+    `The arguments of ${spec.name} are not valid: ${describeIssues(parsed.error)}.`,
+    parsed.error.issues.map((issue) => ({ pointer: `/${issue.path.map(String).join('/')}`, detail: issue.message })),
+  );
+}
+
+/** PostgreSQL's serialization failure: a concurrent write won; the caller may read again and retry. */
+function isSerializationFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '40001';
+}
+
 export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(spec: OperationSpec<I, O>): Operation {
+  // Checked at load: a write without an audit target would change the school unrecorded.
+  if (spec.audience === 'operator' && !spec.annotations.readOnlyHint && !spec.audit)
+    throw new Error(`operation ${spec.name} writes and names no audit target`);
   const userContent = spec.userContent ?? [];
   const note = userContent.length > 0 ? userContentNote(userContent) : null;
   const output =
@@ -139,26 +201,68 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(sp
     userContent,
     rest: spec.rest ?? null,
     tool: spec.tool ?? true,
-    async run(ctx, input) {
-      const parsed = spec.input.safeParse(input ?? {});
-      if (!parsed.success) {
-        throw new OperationError(
-          'invalid_argument',
-          `The arguments of ${spec.name} are not valid: ${describeIssues(parsed.error)}.`,
-          parsed.error.issues.map((issue) => ({ pointer: `/${issue.path.map(String).join('/')}`, detail: issue.message })),
-        );
-      }
-      let result: z.output<O>;
+    confirms: spec.confirm !== undefined,
+    async run(ctx, input, options = {}) {
+      const data = parseInput(spec, input);
       try {
-        result = await spec.handle(ctx, parsed.data);
+        if (spec.annotations.readOnlyHint && !options.precondition && !options.committing) return withNote(await spec.handle(ctx, data));
+        return await write(ctx, data, options);
       } catch (error) {
         // A cursor from another list, or a forged one, is the caller's mistake with a known remedy.
         if (error instanceof PageRequestError) {
           throw new OperationError('invalid_argument', `${error.message} To start the list again, call ${spec.name} without a cursor.`);
         }
+        if (isSerializationFailure(error)) {
+          throw new OperationError('conflict', 'Someone else changed this at the same moment. Read it again and retry.');
+        }
         throw error;
       }
-      return note === null ? result : { ...result, _note: note };
+    },
+    async preview(ctx, input) {
+      if (!spec.confirm) throw new Error(`operation ${spec.name} has no preview`);
+      return spec.confirm(ctx, parseInput(spec, input));
     },
   };
+
+  /**
+   * The one write wrapper (ARCHITECTURE "Cross-cutting write behaviour is one wrapper"): the precondition,
+   * the handler and the audit event commit together or not at all. Serializable on PostgreSQL, so a
+   * precondition read (If-Match) cannot be overtaken between the check and the write; SQLite writes
+   * are serial anyway.
+   */
+  function withNote(result: z.output<O>): Record<string, unknown> {
+    return note === null ? result : { ...result, _note: note };
+  }
+
+  function write(ctx: OperationContext, data: z.output<I>, options: RunOptions): Promise<Record<string, unknown>> {
+    return ctx.db
+      .transaction()
+      .setIsolationLevel('serializable')
+      .execute(async (trx) => {
+        const inner: OperationContext = { ...ctx, db: trx };
+        await options.precondition?.(inner);
+        const result = await spec.handle(inner, data);
+        if (spec.audit) {
+          await recordAudit(
+            trx,
+            {
+              siteId: ctx.site.id,
+              kind: `operator.${spec.name}`,
+              personId: ctx.personId,
+              clientId: ctx.clientId,
+              target: spec.audit(data, result),
+              requestId: ctx.requestId,
+              // Which fields were given, never their values (they may hold personal data).
+              detail: {
+                fields: Object.keys(data as Record<string, unknown>).filter((k) => (data as Record<string, unknown>)[k] !== undefined),
+              },
+            },
+            ctx.clock,
+          );
+        }
+        const output = withNote(result);
+        await options.committing?.(inner, output);
+        return output;
+      });
+  }
 }

@@ -5,7 +5,7 @@ import { missingScopes } from '../oauth/scopes.js';
 import { type Site, variantCapabilities } from '../sites/site.js';
 import { MEMBER_OPERATIONS } from './member-operations.js';
 import type { Operation } from './operation.js';
-import { OPERATOR_OPERATIONS } from './operator-operations.js';
+import { OPERATOR_OPERATIONS } from './operator/operator-operations.js';
 import { PUBLIC_OPERATIONS } from './public-operations.js';
 
 export const OPERATIONS: readonly Operation[] = [...PUBLIC_OPERATIONS, ...MEMBER_OPERATIONS, ...OPERATOR_OPERATIONS];

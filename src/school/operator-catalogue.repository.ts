@@ -14,9 +14,14 @@ export interface OperatorCourse {
   priceCents: number;
   currency: string;
   published: boolean;
+  /** draft (never published or unpublished), published, or archived (hidden, kept). */
+  state: CourseState;
   lectureCount: number;
   createdAt: number;
+  updatedAt: number | null;
 }
+
+export type CourseState = 'draft' | 'published' | 'archived';
 
 export interface OperatorEvent {
   id: string;
@@ -45,7 +50,19 @@ export interface CourseDraft {
 const COURSES = 'operator_courses';
 const EVENTS = 'operator_events';
 
-const COURSE_COLUMNS = ['id', 'slug', 'title', 'subtitle', 'description', 'price_cents', 'currency', 'published', 'created_at'] as const;
+const COURSE_COLUMNS = [
+  'id',
+  'slug',
+  'title',
+  'subtitle',
+  'description',
+  'price_cents',
+  'currency',
+  'published',
+  'created_at',
+  'archived_at',
+  'updated_at',
+] as const;
 
 type CourseRow = {
   id: string;
@@ -57,6 +74,8 @@ type CourseRow = {
   currency: string;
   published: number;
   created_at: number;
+  archived_at: number | null;
+  updated_at: number | null;
 };
 
 function toCourse(row: CourseRow, lectureCount: number): OperatorCourse {
@@ -69,8 +88,10 @@ function toCourse(row: CourseRow, lectureCount: number): OperatorCourse {
     priceCents: row.price_cents,
     currency: row.currency,
     published: row.published === 1,
+    state: row.archived_at !== null ? 'archived' : row.published === 1 ? 'published' : 'draft',
     lectureCount,
     createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 
@@ -152,6 +173,8 @@ export async function createCourseDraft(scope: SiteScope, draft: CourseDraft, no
       currency: draft.currency,
       published: 0,
       created_at: now,
+      archived_at: null,
+      updated_at: null,
     })
     .onConflict((oc) => oc.columns(['site_id', 'slug']).doNothing())
     .execute();

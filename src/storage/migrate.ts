@@ -3,12 +3,14 @@ import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as m001 from './migrations/001-authorization-server.js';
 import * as m002 from './migrations/002-school.js';
 import * as m003 from './migrations/003-expiry-indexes.js';
+import * as m004 from './migrations/004-operator-spine.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
   '001-authorization-server': m001,
   '002-school': m002,
   '003-expiry-indexes': m003,
+  '004-operator-spine': m004,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

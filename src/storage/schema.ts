@@ -151,6 +151,26 @@ export interface AuditEventsTable {
   client_id: string | null;
   /** JSON object; never a secret or a token. */
   detail: string;
+  /** What an operator write acted on, as `<type>:<id>` (e.g. `course:crs_1`); null for other events. */
+  target: string | null;
+  /** The request's id (X-Request-Id), to find its log lines. */
+  request_id: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  site_id: string;
+  client_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  status: number | null;
+  body: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface ConfirmationUsesTable {
+  token_hash: string;
+  expires_at: number;
 }
 
 export interface Database extends SchoolTables {
@@ -167,4 +187,6 @@ export interface Database extends SchoolTables {
   refresh_tokens: RefreshTokensTable;
   signing_keys: SigningKeysTable;
   audit_events: AuditEventsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  confirmation_uses: ConfirmationUsesTable;
 }

@@ -21,6 +21,10 @@ export interface CoursesTable {
   currency: string;
   published: number;
   created_at: number;
+  /** Set when archived: hidden everywhere but the operator API; publishing clears it. */
+  archived_at: number | null;
+  /** Last change by an operator; null until the first. */
+  updated_at: number | null;
 }
 
 export interface CourseSectionsTable {

@@ -12,7 +12,7 @@ import { person } from '../helpers/person.js';
 import { type DemoClient, getTokens } from '../helpers/token-flow.js';
 
 const PUBLIC_TOOLS = ['get_course', 'get_school', 'list_upcoming_events', 'search_courses'];
-const OPERATOR_SCOPE = 'openid courses:read students:read events:read courses:write';
+const OPERATOR_SCOPE = 'openid courses:read students:read events:read courses:write curriculum:read';
 
 const DEMO_VENDOR_AT = (site: 'academy' | 'studio'): DemoClient => ({
   site,
@@ -60,7 +60,16 @@ for (const dialect of DIALECTS) {
 
     it('lists the public tools plus one operator tool per granted scope, and no member tools', async () => {
       expect(await toolNames(operator)).toEqual(
-        [...PUBLIC_TOOLS, 'create_course_draft', 'list_courses', 'list_events', 'list_students'].sort(),
+        [
+          ...PUBLIC_TOOLS,
+          'create_course_draft',
+          'get_course_outline',
+          'list_courses',
+          'list_events',
+          'list_students',
+          'publish_course',
+          'unpublish_course',
+        ].sort(),
       );
       expect(await toolNames(coursesOnly)).toEqual([...PUBLIC_TOOLS, 'list_courses'].sort());
       // Variant B has the same operator tools.

@@ -5,11 +5,20 @@
 import { STORE_RETRY_AFTER_SECONDS } from '../../storage/store-faults.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { type Operation, type OperationContext, OperationError, type OperationErrorCode } from '../../operations/operation.js';
+import { etagOf, ifMatchHolds, ifNoneMatchHits } from '../../operations/etag.js';
+import { claimKey, completeKey, IDEMPOTENCY_KEY, releaseKey, requestFingerprint } from '../../operations/idempotency.js';
+import {
+  type Operation,
+  type OperationContext,
+  OperationError,
+  type OperationErrorCode,
+  type RestRoute,
+  type RunOptions,
+} from '../../operations/operation.js';
 import { REST_OPERATIONS } from '../../operations/registry.js';
 import type { Services } from '../../services.js';
 import { guardBearer } from '../bearer-guard.js';
-import { type Problem, type ProblemCode, sendProblem } from '../problem.js';
+import { type Problem, type ProblemCode, problemDocument, sendProblem } from '../problem.js';
 import { queryInput } from './query-input.js';
 
 export const ADMIN_API_BASE = '/api/admin/v1';
@@ -19,6 +28,7 @@ const STATUS: Record<OperationErrorCode, [ProblemCode, number]> = {
   not_found: ['not_found', 404],
   conflict: ['conflict', 409],
   unauthenticated: ['invalid_argument', 401],
+  precondition_failed: ['precondition_failed', 412],
 };
 
 export function operationProblem(error: OperationError): Problem {
@@ -69,7 +79,31 @@ function routeSchema(operation: Operation, method: string, path: string) {
   };
 }
 
+/** Path parameters only: the input of the resource's read, for an If-Match check. */
+function pathInput(route: RestRoute, params: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(pathParameters(route.path).map((name) => [name, params[name] ?? '']));
+}
+
+/** The If-Match precondition of a write on a resource: its current representation must carry the tag. */
+function ifMatchPrecondition(request: FastifyRequest, route: RestRoute): RunOptions['precondition'] {
+  const header = request.headers['if-match'];
+  const resource = route.resource?.();
+  if (header === undefined || !resource || route.method === 'GET') return undefined;
+  const params = pathInput(route, request.params as Record<string, string>);
+  return async (ctx) => {
+    const current = etagOf(await resource.run(ctx, params));
+    if (!ifMatchHolds(header, current))
+      throw new OperationError(
+        'precondition_failed',
+        `The resource has changed since it was read: If-Match ${header} does not match its current ETag ${current}. Read it again and retry.`,
+      );
+  };
+}
+
+type Outcome = { status: number; body: Record<string, unknown>; problem: boolean };
+
 async function runOperation(services: Services, operation: Operation, request: FastifyRequest, reply: FastifyReply) {
+  const route = operation.rest as RestRoute;
   const guard = await guardBearer(services.bearer, request, reply, operation.scopes);
   if (!guard.ok) {
     if (!guard.unavailable) return reply;
@@ -96,17 +130,80 @@ async function runOperation(services: Services, operation: Operation, request: F
     clock: services.clock,
     personId: guard.token.personId,
     scopes: guard.token.scopes,
+    clientId: guard.token.clientId,
+    requestId: request.id,
   };
-  try {
-    const output = await operation.run(ctx, input);
-    return reply
-      .code(operation.rest?.status ?? 200)
-      .header('cache-control', 'no-store')
-      .send(output);
-  } catch (error) {
-    if (error instanceof OperationError) return sendProblem(reply, operationProblem(error));
-    throw error;
+
+  const keyHeader = request.headers['idempotency-key'];
+  const key = route.method === 'POST' && keyHeader !== undefined ? String(keyHeader) : undefined;
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+    return sendProblem(reply, {
+      code: 'invalid_argument',
+      status: 400,
+      detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+    });
   }
+  const scope = key === undefined ? undefined : { siteId: request.site.id, clientId: guard.token.clientId, key };
+  if (scope) {
+    const claim = await claimKey(services.db, scope, requestFingerprint(route.method, request.url, body), services.clock.now());
+    switch (claim.kind) {
+      case 'mismatch':
+        return sendProblem(reply, {
+          code: 'idempotency_key_reused',
+          status: 422,
+          detail: 'This Idempotency-Key was used with another request in the last 24 hours. Use a new key for a new request.',
+        });
+      case 'in_progress':
+        return sendProblem(reply, {
+          code: 'conflict',
+          status: 409,
+          detail: 'The first request with this Idempotency-Key is still running. Retry shortly.',
+        });
+      case 'replay': {
+        const replayed = JSON.parse(claim.body) as Record<string, unknown>;
+        const problem = claim.status >= 400;
+        return send(reply, route, { status: claim.status, body: replayed, problem }).header('idempotent-replayed', 'true');
+      }
+      case 'claimed':
+        break;
+    }
+  }
+
+  let outcome: Outcome;
+  try {
+    const status = route.status ?? 200;
+    const output = await operation.run(ctx, input, {
+      precondition: ifMatchPrecondition(request, route),
+      // The answer is kept in the write's own transaction: a crash cannot leave a write without it.
+      committing: scope ? (inner, result) => completeKey(inner.db, scope, status, JSON.stringify(result)) : undefined,
+    });
+    outcome = { status, body: output, problem: false };
+  } catch (error) {
+    if (!(error instanceof OperationError)) {
+      if (scope) await releaseKey(services.db, scope).catch(() => undefined);
+      throw error;
+    }
+    const problem = operationProblem(error);
+    outcome = { status: problem.status, body: problemDocument(problem, request.id), problem: true };
+    // A refusal is an answer too: the same request with the same key is refused the same way.
+    if (scope) await completeKey(services.db, scope, outcome.status, JSON.stringify(outcome.body));
+  }
+
+  // Reads of a resource answer 304 when the client's copy is current (RFC 9110 13.1.2).
+  const noneMatch = request.headers['if-none-match'];
+  if (route.method === 'GET' && route.resource && !outcome.problem && noneMatch !== undefined) {
+    const tag = etagOf(outcome.body);
+    if (ifNoneMatchHits(noneMatch, tag)) return reply.code(304).header('etag', tag).header('cache-control', 'no-store').send();
+  }
+  return send(reply, route, outcome);
+}
+
+function send(reply: FastifyReply, route: RestRoute, outcome: Outcome): FastifyReply {
+  reply.code(outcome.status).header('cache-control', 'no-store');
+  if (outcome.problem) return reply.type('application/problem+json').send(outcome.body);
+  // The representation of a resource carries its tag, after a write as after a read.
+  if (route.resource && route.method !== 'DELETE') reply.header('etag', etagOf(outcome.body));
+  return reply.type('application/json; charset=utf-8').send(outcome.body);
 }
 
 /** Registers every REST operation; call inside a plugin with prefix ADMIN_API_BASE. */

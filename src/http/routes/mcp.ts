@@ -106,6 +106,7 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
   const verdict = await services.bearer.check(site, request.headers.authorization);
   let caller: Caller = ANONYMOUS;
   let personId: string | null = null;
+  let clientId: string | null = null;
   switch (verdict.kind) {
     case 'missing':
       break;
@@ -121,6 +122,7 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
     case 'valid':
       caller = { authenticated: true, scopes: verdict.token.scopes };
       personId = verdict.token.personId;
+      clientId = verdict.token.clientId;
       break;
   }
 
@@ -143,9 +145,18 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
   }
 
   // Handlers see the token's site and person and nothing else (SPEC 5.2: one person's data at one site).
-  const ctx: OperationContext = { db: services.db, site, clock: services.clock, personId, scopes: caller.scopes };
+  const ctx: OperationContext = {
+    db: services.db,
+    site,
+    clock: services.clock,
+    personId,
+    scopes: caller.scopes,
+    clientId,
+    requestId: request.id,
+  };
   const server = buildMcpServer(ctx, caller, {
     logFault: (err, tool) => request.log.error({ err, tool }, 'mcp tool fault'),
+    confirmations: services.confirmations,
   });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   // The SDK writes the response itself on the raw Node objects; Fastify must not answer as well.

@@ -1,0 +1,16 @@
+// Every operator operation (SPEC 4.4, 5.5; CONTRACT 6), family by family, in the order /openapi.json and
+// tools/list show them. A family is one file of this folder.
+import type { Operation } from '../operation.js';
+import { COURSE_OPERATIONS } from './courses.js';
+import { CURRICULUM_OPERATIONS } from './curriculum.js';
+import { listEvents } from './events.js';
+import { SCHOOL_OPERATIONS } from './school.js';
+import { listStudentsOperation } from './students.js';
+
+export const OPERATOR_OPERATIONS: readonly Operation[] = [
+  ...COURSE_OPERATIONS,
+  ...CURRICULUM_OPERATIONS,
+  listStudentsOperation,
+  listEvents,
+  ...SCHOOL_OPERATIONS,
+];

@@ -1,0 +1,52 @@
+// The operator API's spine (issue 9, CONTRACT 6): audit events name their target and request, replayable
+// answers for Idempotency-Key, single-use records of MCP confirmation tokens, and the course lifecycle
+// (archived, last change).
+import type { Kysely } from 'kysely';
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on the evolving Database type
+type AnyDb = Kysely<any>;
+
+export async function up(db: AnyDb): Promise<void> {
+  await db.schema.alterTable('audit_events').addColumn('target', 'text').execute();
+  await db.schema.alterTable('audit_events').addColumn('request_id', 'text').execute();
+  // GET /audit_events pages newest first by id, optionally for one action or actor.
+  await db.schema.createIndex('audit_events_site_id').on('audit_events').columns(['site_id', 'id']).execute();
+  await db.schema.createIndex('audit_events_site_kind').on('audit_events').columns(['site_id', 'kind', 'id']).execute();
+
+  await db.schema
+    .createTable('idempotency_keys')
+    .addColumn('site_id', 'text', (c) => c.notNull().references('sites.id').onDelete('cascade'))
+    .addColumn('client_id', 'text', (c) => c.notNull())
+    .addColumn('idempotency_key', 'text', (c) => c.notNull())
+    /** SHA-256 of method, path and body: the same key with another request is refused. */
+    .addColumn('fingerprint', 'text', (c) => c.notNull())
+    /** Null while the first request runs. */
+    .addColumn('status', 'integer')
+    .addColumn('body', 'text')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('idempotency_keys_pk', ['site_id', 'client_id', 'idempotency_key'])
+    .execute();
+  await db.schema.createIndex('idempotency_keys_expires').on('idempotency_keys').column('expires_at').execute();
+
+  await db.schema
+    .createTable('confirmation_uses')
+    .addColumn('token_hash', 'text', (c) => c.primaryKey())
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('confirmation_uses_expires').on('confirmation_uses').column('expires_at').execute();
+
+  await db.schema.alterTable('courses').addColumn('archived_at', 'bigint').execute();
+  await db.schema.alterTable('courses').addColumn('updated_at', 'bigint').execute();
+}
+
+export async function down(db: AnyDb): Promise<void> {
+  await db.schema.alterTable('courses').dropColumn('updated_at').execute();
+  await db.schema.alterTable('courses').dropColumn('archived_at').execute();
+  await db.schema.dropTable('confirmation_uses').execute();
+  await db.schema.dropTable('idempotency_keys').execute();
+  await db.schema.dropIndex('audit_events_site_kind').execute();
+  await db.schema.dropIndex('audit_events_site_id').execute();
+  await db.schema.alterTable('audit_events').dropColumn('request_id').execute();
+  await db.schema.alterTable('audit_events').dropColumn('target').execute();
+}
