@@ -59,7 +59,14 @@ async function previewCall(operation: Operation, ctx: OperationContext, args: Re
   const text =
     `Nothing has changed yet. ${preview.summary} To go ahead, call ${operation.name} again with the same arguments and ` +
     `confirmationToken "${token}" (once, within ${CONFIRMATION_TTL_MS / 60_000} minutes). Ask the user first if they have not said so.`;
-  return { content: [{ type: 'text' as const, text }], structuredContent: structured };
+  // The JSON first (MCP "Structured content" backwards compatibility), then the same in words.
+  return {
+    content: [
+      { type: 'text' as const, text: JSON.stringify(structured) },
+      { type: 'text' as const, text },
+    ],
+    structuredContent: structured,
+  };
 }
 
 function instructions(ctx: OperationContext, caller: Caller): string {

@@ -9,50 +9,10 @@ import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { challengeParams, connectMcp, structured } from '../helpers/mcp.js';
 import { person } from '../helpers/person.js';
-import { DEMO_CLIENTS, type DemoClient, getTokens } from '../helpers/token-flow.js';
+import { ADMIN_BASE, ALL_REST_SCOPES, call, expectProblem, VENDOR } from '../helpers/operator-api.js';
+import { DEMO_CLIENTS, getTokens } from '../helpers/token-flow.js';
 
-const BASE = '/api/admin/v1';
-const VENDOR = (site: 'academy' | 'studio'): DemoClient => ({
-  site,
-  clientId: 'demo-vendor',
-  redirectUri: 'http://127.0.0.1:61000/callback',
-});
-const ALL_REST_SCOPES = [...new Set(REST_OPERATIONS.flatMap((op) => op.scopes))].join(' ');
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown>;
-}
-
-async function call(
-  origin: string,
-  method: string,
-  path: string,
-  token: string | undefined,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const init: RequestInit = { method, headers: { ...headers } };
-  const h = init.headers as Record<string, string>;
-  if (token) h.authorization = `Bearer ${token}`;
-  if (body !== undefined) {
-    h['content-type'] ??= 'application/json';
-    init.body = typeof body === 'string' ? body : JSON.stringify(body);
-  }
-  const res = await fetch(`${origin}${BASE}${path}`, init);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
-function expectProblem(answer: Answer, status: number, code: string): void {
-  expect(answer.status).toBe(status);
-  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(answer.body).toMatchObject({ type: `urn:schoolgate:problem:${code}`, status, code });
-  expect(typeof answer.body.title).toBe('string');
-  expect(typeof answer.body.detail).toBe('string');
-  expect(JSON.stringify(answer.body)).not.toMatch(/at .*\.(ts|js):\d+/);
-}
+const BASE = ADMIN_BASE;
 
 /** A path of the operation with its `{id}` parameters filled. */
 function concrete(path: string): string {

@@ -110,7 +110,8 @@ async function runOperation(services: Services, operation: Operation, request: F
     reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
     return sendProblem(reply, { code: 'unavailable', status: 503, detail: 'The token store did not answer in time. Retry in a moment.' });
   }
-  const body = request.body;
+  // An action (POST /courses/{id}/publish) may come without a body at all.
+  const body = request.body === null || request.body === '' ? undefined : request.body;
   // Fastify also parses forms (for the OAuth endpoints); this API speaks JSON only.
   const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (body !== undefined && type !== 'application/json') {
@@ -162,7 +163,7 @@ async function runOperation(services: Services, operation: Operation, request: F
       case 'replay': {
         const replayed = JSON.parse(claim.body) as Record<string, unknown>;
         const problem = claim.status >= 400;
-        return send(reply, route, { status: claim.status, body: replayed, problem }).header('idempotent-replayed', 'true');
+        return send(reply.header('idempotent-replayed', 'true'), route, { status: claim.status, body: replayed, problem });
       }
       case 'claimed':
         break;
