@@ -67,3 +67,9 @@ export async function transitionCourse(scope: SiteScope, id: string, to: CourseT
   if (Number(result.numUpdatedRows) === 0) return null;
   return findCourseById(scope, id);
 }
+
+/** Whether this site has a course with this id, in any state. */
+export async function courseExists(scope: SiteScope, id: string): Promise<boolean> {
+  const row = await scope.db.selectFrom('courses').select('id').where('site_id', '=', scope.siteId).where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,5 +1,9 @@
 // A site's students as its operators see them (SPEC 5.5 `students:read`): people holding the student role
 // at this site, with how many courses they are enrolled in here. Never password hashes, never other sites.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { hashPassword } from '../kernel/password.js';
+import { newId } from '../kernel/random.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 import type { SiteScope } from './scope.js';
 
@@ -65,4 +69,202 @@ export async function countStudents(scope: SiteScope): Promise<number> {
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+export type StudentStateFilter = 'active' | 'expired' | 'revoked' | 'completed';
+
+export interface StudentFilter {
+  /** Part of the name or e-mail, any case. */
+  q?: string;
+  /** Enrolled in this course. */
+  courseId?: string;
+  /** Holding an enrollment in this state (in courseId, when given). */
+  state?: StudentStateFilter;
+  /** No learning activity in this many days (or never). */
+  inactiveDays?: number;
+}
+
+const DAY_MS = 86_400_000;
+const SEARCH = 'operator_student_search';
+
+/** `%text%` for LIKE with the wildcards of the text itself escaped. */
+function contains(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function matching(scope: SiteScope, filter: StudentFilter, now: number) {
+  return scope.db
+    .selectFrom('site_roles as r')
+    .innerJoin('people as p', 'p.id', 'r.person_id')
+    .where('r.site_id', '=', scope.siteId)
+    .where('r.role', '=', 'student')
+    .$if(filter.q !== undefined, (qb) => {
+      const like = contains(filter.q ?? '');
+      return qb.where(sql<boolean>`(lower(p.name) like ${like} escape '\\' or p.email like ${like} escape '\\')`);
+    })
+    .$if(filter.courseId !== undefined || filter.state !== undefined, (qb) =>
+      qb.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('enrollments as e')
+            .select(sql.lit(1).as('one'))
+            .whereRef('e.person_id', '=', 'p.id')
+            .where('e.site_id', '=', scope.siteId)
+            .$if(filter.courseId !== undefined, (sub) => sub.where('e.course_id', '=', filter.courseId ?? ''))
+            .$if(filter.state === 'active', (sub) =>
+              sub
+                .where('e.revoked_at', 'is', null)
+                .where((eb) =>
+                  eb.or([eb('e.lifetime_access', '=', 1), eb('e.access_expires_at', 'is', null), eb('e.access_expires_at', '>', now)]),
+                ),
+            )
+            .$if(filter.state === 'expired', (sub) =>
+              sub.where('e.revoked_at', 'is', null).where('e.lifetime_access', '=', 0).where('e.access_expires_at', '<=', now),
+            )
+            .$if(filter.state === 'revoked', (sub) => sub.where('e.revoked_at', 'is not', null))
+            .$if(filter.state === 'completed', (sub) => sub.where('e.completed_at', 'is not', null)),
+        ),
+      ),
+    )
+    .$if(filter.inactiveDays !== undefined, (qb) =>
+      qb.where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('enrollments as e')
+              .select(sql.lit(1).as('one'))
+              .whereRef('e.person_id', '=', 'p.id')
+              .where('e.site_id', '=', scope.siteId)
+              .where('e.last_activity_at', '>=', now - (filter.inactiveDays ?? 0) * DAY_MS),
+          ),
+        ),
+      ),
+    );
+}
+
+/** The site's students matching the filter, most recent first. */
+export async function searchStudents(
+  scope: SiteScope,
+  filter: StudentFilter,
+  request: PageRequest,
+  now: number,
+): Promise<Page<StudentRecord>> {
+  const { size, after } = pageQuery(SEARCH, request);
+  const rows = await matching(scope, filter, now)
+    .$if(after !== null, (qb) =>
+      qb.where((eb) =>
+        eb.or([eb('r.created_at', '<', after!.sort), eb.and([eb('r.created_at', '=', after!.sort), eb('p.id', '<', after!.id)])]),
+      ),
+    )
+    .select(['p.id', 'p.name', 'p.email', 'r.created_at'])
+    .orderBy('r.created_at', 'desc')
+    .orderBy('p.id', 'desc')
+    .limit(size + 1)
+    .execute();
+  const counts = await enrollmentCounts(
+    scope,
+    rows.slice(0, size).map((r) => r.id),
+  );
+  const students = rows.map(
+    (row): StudentRecord => ({
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      studentSince: row.created_at,
+      enrollmentCount: counts.get(row.id) ?? 0,
+    }),
+  );
+  return toPage(SEARCH, students, size, (s) => ({ sort: s.studentSince, id: s.id }));
+}
+
+export async function countMatchingStudents(scope: SiteScope, filter: StudentFilter, now: number): Promise<number> {
+  const row = await matching(scope, filter, now)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+async function enrollmentCounts(scope: SiteScope, ids: readonly string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (ids.length === 0) return counts;
+  const rows = await scope.db
+    .selectFrom('enrollments')
+    .where('site_id', '=', scope.siteId)
+    .where('person_id', 'in', [...ids])
+    .groupBy('person_id')
+    .select((eb) => ['person_id', eb.fn.countAll().as('n')])
+    .execute();
+  for (const c of rows) counts.set(c.person_id, Number(c.n));
+  return counts;
+}
+
+export interface StudentProfile extends StudentRecord {
+  /** The operators' note on this student at this site; empty when none. */
+  note: string;
+}
+
+/** A student of this site by id; null for anyone else (another site's person looks the same as nobody). */
+export async function findStudent(scope: SiteScope, id: string): Promise<StudentProfile | null> {
+  const row = await scope.db
+    .selectFrom('site_roles as r')
+    .innerJoin('people as p', 'p.id', 'r.person_id')
+    .leftJoin('student_notes as n', (join) => join.onRef('n.person_id', '=', 'p.id').on('n.site_id', '=', scope.siteId))
+    .where('r.site_id', '=', scope.siteId)
+    .where('r.role', '=', 'student')
+    .where('p.id', '=', id)
+    .select(['p.id', 'p.name', 'p.email', 'r.created_at', 'n.note'])
+    .executeTakeFirst();
+  if (!row) return null;
+  const counts = await enrollmentCounts(scope, [row.id]);
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    studentSince: row.created_at,
+    enrollmentCount: counts.get(row.id) ?? 0,
+    note: row.note ?? '',
+  };
+}
+
+/**
+ * Makes a person a student of this site: the account of that e-mail when there is one (a person has
+ * one account across sites), else a new one with a random password nobody knows, so it cannot be signed
+ * into until a password is set.
+ */
+export async function addStudent(scope: SiteScope, email: string, name: string, now: number): Promise<{ id: string; created: boolean }> {
+  const address = email.trim().toLowerCase();
+  let person = await scope.db.selectFrom('people').select('id').where('email', '=', address).executeTakeFirst();
+  let created = false;
+  if (!person) {
+    const id = newId('per');
+    await scope.db
+      .insertInto('people')
+      .values({
+        id,
+        email: address,
+        name,
+        picture_url: null,
+        password_hash: await hashPassword(randomBytes(32).toString('base64url')),
+        created_at: now,
+      })
+      .onConflict((oc) => oc.column('email').doNothing())
+      .execute();
+    person = await scope.db.selectFrom('people').select('id').where('email', '=', address).executeTakeFirstOrThrow();
+    created = person.id === id;
+  }
+  const role = await scope.db
+    .insertInto('site_roles')
+    .values({ site_id: scope.siteId, person_id: person.id, role: 'student', created_at: now })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return { id: person.id, created: created || Number(role.numInsertedOrUpdatedRows ?? 0n) > 0 };
+}
+
+/** Sets the operators' note on a student of this site; false when the site has no such student. */
+export async function setStudentNote(scope: SiteScope, id: string, note: string, now: number): Promise<boolean> {
+  if (!(await findStudent(scope, id))) return false;
+  await scope.db
+    .insertInto('student_notes')
+    .values({ site_id: scope.siteId, person_id: id, note, updated_at: now })
+    .onConflict((oc) => oc.columns(['site_id', 'person_id']).doUpdateSet({ note, updated_at: now }))
+    .execute();
+  return true;
 }

@@ -60,6 +60,15 @@ export interface EnrollmentsTable {
   last_lecture_id: string | null;
   last_position_seconds: number | null;
   last_activity_at: number | null;
+  /** Set when an operator revoked the access (the expiry is moved to that moment; progress stays). */
+  revoked_at: number | null;
+}
+
+export interface StudentNotesTable {
+  site_id: string;
+  person_id: string;
+  note: string;
+  updated_at: number;
 }
 
 export interface LectureProgressTable {
@@ -165,6 +174,7 @@ export interface NotificationSubscriptionsTable {
 }
 
 export interface SchoolTables {
+  student_notes: StudentNotesTable;
   courses: CoursesTable;
   course_sections: CourseSectionsTable;
   lectures: LecturesTable;

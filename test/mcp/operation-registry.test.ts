@@ -74,6 +74,8 @@ describe('the operation registry', () => {
       'publish_course',
       'unpublish_course',
       'list_students',
+      'get_student',
+      'list_course_enrollments',
       'list_events',
     ]);
   });

@@ -64,6 +64,8 @@ for (const dialect of DIALECTS) {
           ...PUBLIC_TOOLS,
           'create_course_draft',
           'get_course_outline',
+          'get_student',
+          'list_course_enrollments',
           'list_courses',
           'list_events',
           'list_students',

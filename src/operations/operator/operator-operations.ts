@@ -5,12 +5,12 @@ import { COURSE_OPERATIONS } from './courses.js';
 import { CURRICULUM_OPERATIONS } from './curriculum.js';
 import { listEvents } from './events.js';
 import { SCHOOL_OPERATIONS } from './school.js';
-import { listStudentsOperation } from './students.js';
+import { STUDENT_OPERATIONS } from './students.js';
 
 export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...COURSE_OPERATIONS,
   ...CURRICULUM_OPERATIONS,
-  listStudentsOperation,
+  ...STUDENT_OPERATIONS,
   listEvents,
   ...SCHOOL_OPERATIONS,
 ];

@@ -1,6 +1,6 @@
 // The operator API's spine (issue 9, CONTRACT 6): audit events name their target and request, replayable
 // answers for Idempotency-Key, single-use records of MCP confirmation tokens, and the course lifecycle
-// (archived, last change).
+// (archived, last change), revoked enrollments (progress kept) and operators' notes on students.
 import type { Kysely } from 'kysely';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on the evolving Database type
@@ -38,9 +38,27 @@ export async function up(db: AnyDb): Promise<void> {
 
   await db.schema.alterTable('courses').addColumn('archived_at', 'bigint').execute();
   await db.schema.alterTable('courses').addColumn('updated_at', 'bigint').execute();
+
+  await db.schema.alterTable('enrollments').addColumn('revoked_at', 'bigint').execute();
+  // Course rosters and the at-risk and inactivity filters read enrollments by site and course or activity.
+  await db.schema.createIndex('enrollments_site_course').on('enrollments').columns(['site_id', 'course_id', 'started_at']).execute();
+  await db.schema.createIndex('enrollments_site_activity').on('enrollments').columns(['site_id', 'last_activity_at']).execute();
+
+  await db.schema
+    .createTable('student_notes')
+    .addColumn('site_id', 'text', (c) => c.notNull().references('sites.id').onDelete('cascade'))
+    .addColumn('person_id', 'text', (c) => c.notNull().references('people.id').onDelete('cascade'))
+    .addColumn('note', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('student_notes_pk', ['site_id', 'person_id'])
+    .execute();
 }
 
 export async function down(db: AnyDb): Promise<void> {
+  await db.schema.dropTable('student_notes').execute();
+  await db.schema.dropIndex('enrollments_site_activity').execute();
+  await db.schema.dropIndex('enrollments_site_course').execute();
+  await db.schema.alterTable('enrollments').dropColumn('revoked_at').execute();
   await db.schema.alterTable('courses').dropColumn('updated_at').execute();
   await db.schema.alterTable('courses').dropColumn('archived_at').execute();
   await db.schema.dropTable('confirmation_uses').execute();
