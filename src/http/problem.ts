@@ -10,6 +10,7 @@ export type ProblemCode =
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'not_found'
+  | 'forbidden'
   | 'method_not_allowed'
   | 'conflict'
   | 'precondition_failed'
@@ -24,6 +25,7 @@ const TITLES: Record<ProblemCode, string> = {
   unsupported_media_type: 'Unsupported media type',
   payload_too_large: 'The body is too large',
   not_found: 'Not found',
+  forbidden: 'Not allowed',
   method_not_allowed: 'Method not allowed',
   conflict: 'Conflict',
   precondition_failed: 'The resource has changed',

@@ -17,9 +17,9 @@ export function createStandingCheck(clients: Pick<ClientResolver, 'audienceOf'>,
   return {
     async holds(siteId, clientId, personId) {
       const person = await people(siteId, personId);
-      return person !== undefined && mayApprove({ audience: clients.audienceOf(clientId) }, person.roles);
+      return person !== undefined && !person.suspended && mayApprove({ audience: clients.audienceOf(clientId) }, person.roles);
     },
   };
 }
 
-export const LOST_STANDING = 'the person no longer holds a role at this site that allows this application';
+export const LOST_STANDING = 'the person no longer holds a role at this site that allows this application, or is suspended here';

@@ -28,6 +28,8 @@ export interface OperationContext {
   clientId: string | null;
   /** The request's id, written with the audit event of a write. */
   requestId: string | null;
+  /** Tells every serving process to drop its caches of people and roles (revocation signals). */
+  flushPeople?: () => Promise<void>;
 }
 
 /** MCP tool annotations (MCP 2025-06-18 "Tool annotations"); every operation stays inside this school. */
@@ -40,7 +42,7 @@ export interface OperationAnnotations {
 
 export const READ_ONLY: OperationAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-export type OperationErrorCode = 'invalid_argument' | 'not_found' | 'conflict' | 'unauthenticated' | 'precondition_failed';
+export type OperationErrorCode = 'invalid_argument' | 'not_found' | 'conflict' | 'unauthenticated' | 'precondition_failed' | 'forbidden';
 
 /** Which input field a problem is about: a JSON Pointer (RFC 6901) into the input, and what is wrong. */
 export interface FieldProblem {
@@ -121,6 +123,8 @@ export interface OperationSpec<I extends z.ZodObject, O extends z.ZodObject> {
   tool?: boolean;
   /** Every write names its target for the audit log (required unless readOnlyHint). */
   audit?: AuditTarget<z.output<I>, z.output<O>>;
+  /** The write changes people's roles or standing: every process drops its cached people after the commit. */
+  changesPeople?: boolean;
   /** Destructive or outward-facing writes: the MCP door asks for a confirmation with this preview first. */
   confirm?: (ctx: OperationContext, input: z.output<I>) => Promise<Preview>;
   handle(ctx: OperationContext, input: z.output<I>): Promise<z.output<O>>;
@@ -206,7 +210,10 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(sp
       const data = parseInput(spec, input);
       try {
         if (spec.annotations.readOnlyHint && !options.precondition && !options.committing) return withNote(await spec.handle(ctx, data));
-        return await write(ctx, data, options);
+        const output = await write(ctx, data, options);
+        // After the commit, so no process reloads the old roles from a transaction not yet visible.
+        if (spec.changesPeople) await ctx.flushPeople?.();
+        return output;
       } catch (error) {
         // A cursor from another list, or a forged one, is the caller's mistake with a known remedy.
         if (error instanceof PageRequestError) {

@@ -89,7 +89,11 @@ export async function rolesAtSite(db: Kysely<Database>, siteId: string, personId
 }
 
 /** A person with their roles at one site. */
-export type PersonWithRoles = Person & { roles: Role[] };
+export type PersonWithRoles = Person & {
+  roles: Role[];
+  /** Suspended at this site by its operators: no sign-in here, no token here works. */
+  suspended: boolean;
+};
 
 /** Finds a person with their roles at one site (a repository read, or a cached one: services.ts). */
 export type PersonLookup = (siteId: string, personId: string) => Promise<PersonWithRoles | undefined>;
@@ -98,7 +102,10 @@ const personWithRoles = defineQuery(['siteId', 'personId'], (db, p) =>
   db
     .selectFrom('people')
     .leftJoin('site_roles', (join) => join.onRef('site_roles.person_id', '=', 'people.id').on('site_roles.site_id', '=', p.siteId))
-    .select(['people.id', 'people.email', 'people.name', 'people.picture_url', 'site_roles.role'])
+    .leftJoin('site_suspensions', (join) =>
+      join.onRef('site_suspensions.person_id', '=', 'people.id').on('site_suspensions.site_id', '=', p.siteId),
+    )
+    .select(['people.id', 'people.email', 'people.name', 'people.picture_url', 'site_roles.role', 'site_suspensions.suspended_at'])
     .where('people.id', '=', p.personId),
 );
 
@@ -108,5 +115,12 @@ export async function findPersonWithRoles(db: Kysely<Database>, siteId: string, 
   const first = rows[0];
   if (!first) return undefined;
   const held = new Set(rows.map((r) => r.role));
-  return { id: first.id, email: first.email, name: first.name, pictureUrl: first.picture_url, roles: ROLES.filter((r) => held.has(r)) };
+  return {
+    id: first.id,
+    email: first.email,
+    name: first.name,
+    pictureUrl: first.picture_url,
+    roles: ROLES.filter((r) => held.has(r)),
+    suspended: first.suspended_at !== null,
+  };
 }

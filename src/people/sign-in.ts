@@ -6,7 +6,12 @@ import { decoyPasswordHash, verifyPassword } from '../kernel/password.js';
 import type { Database } from '../storage/schema.js';
 import { findPersonByEmail, normaliseEmail } from './people.repository.js';
 
-export type SignInResult = { kind: 'ok'; personId: string } | { kind: 'wrong' } | { kind: 'locked'; retryAfterSeconds: number };
+export type SignInResult =
+  | { kind: 'ok'; personId: string }
+  | { kind: 'wrong' }
+  | { kind: 'locked'; retryAfterSeconds: number }
+  /** The password was right, but the site's operators suspended the person here. */
+  | { kind: 'suspended'; personId: string };
 
 export interface SignInPolicy {
   maxFailures: number;
@@ -38,6 +43,14 @@ export async function signIn(
   const ok = await verifyPassword(password, person?.password_hash ?? (await decoyPasswordHash()));
   if (ok && person) {
     if (throttle) await db.deleteFrom('sign_in_throttle').where('site_id', '=', siteId).where('email', '=', email).execute();
+    // Told only after the right password, so the answer reveals nothing to someone guessing.
+    const suspension = await db
+      .selectFrom('site_suspensions')
+      .select('suspended_at')
+      .where('site_id', '=', siteId)
+      .where('person_id', '=', person.id)
+      .executeTakeFirst();
+    if (suspension) return { kind: 'suspended', personId: person.id };
     return { kind: 'ok', personId: person.id };
   }
 

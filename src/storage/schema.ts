@@ -168,6 +168,13 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
+export interface SiteSuspensionsTable {
+  site_id: string;
+  person_id: string;
+  suspended_at: number;
+  reason: string;
+}
+
 export interface ConfirmationUsesTable {
   token_hash: string;
   expires_at: number;
@@ -189,4 +196,5 @@ export interface Database extends SchoolTables {
   audit_events: AuditEventsTable;
   idempotency_keys: IdempotencyKeysTable;
   confirmation_uses: ConfirmationUsesTable;
+  site_suspensions: SiteSuspensionsTable;
 }

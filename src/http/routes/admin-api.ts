@@ -29,6 +29,7 @@ const STATUS: Record<OperationErrorCode, [ProblemCode, number]> = {
   conflict: ['conflict', 409],
   unauthenticated: ['invalid_argument', 401],
   precondition_failed: ['precondition_failed', 412],
+  forbidden: ['forbidden', 403],
 };
 
 export function operationProblem(error: OperationError): Problem {
@@ -133,6 +134,7 @@ async function runOperation(services: Services, operation: Operation, request: F
     scopes: guard.token.scopes,
     clientId: guard.token.clientId,
     requestId: request.id,
+    flushPeople: () => services.signals.publish({ kind: 'flush' }),
   };
 
   const keyHeader = request.headers['idempotency-key'];

@@ -237,6 +237,17 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
         await recordAudit(db, { siteId: site.id, kind: 'sign_in.failed', detail: { email: auditableEmail(email) } }, clock);
         return showSignIn(request, reply, 401, returnTo, { email, error: 'The email or password is not right.' });
       }
+      if (result.kind === 'suspended') {
+        await recordAudit(
+          db,
+          { siteId: site.id, kind: 'sign_in.failed', personId: result.personId, detail: { reason: 'suspended' } },
+          clock,
+        );
+        return showSignIn(request, reply, 403, returnTo, {
+          email,
+          error: `Your account is suspended at ${site.name}. Please contact the school.`,
+        });
+      }
       const sessionId = await createSession(db, site.id, result.personId, config.platform.lifetimes.session, clock);
       setSessionCookie(reply, site, sessionId, config.platform.lifetimes.session);
       await recordAudit(db, { siteId: site.id, kind: 'sign_in.succeeded', personId: result.personId }, clock);

@@ -153,6 +153,7 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
     scopes: caller.scopes,
     clientId,
     requestId: request.id,
+    flushPeople: () => services.signals.publish({ kind: 'flush' }),
   };
   const server = buildMcpServer(ctx, caller, {
     logFault: (err, tool) => request.log.error({ err, tool }, 'mcp tool fault'),

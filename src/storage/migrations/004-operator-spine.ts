@@ -52,9 +52,20 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('student_notes_pk', ['site_id', 'person_id'])
     .execute();
+
+  // A suspended person keeps their roles but cannot sign in here, and their tokens here stop working.
+  await db.schema
+    .createTable('site_suspensions')
+    .addColumn('site_id', 'text', (c) => c.notNull().references('sites.id').onDelete('cascade'))
+    .addColumn('person_id', 'text', (c) => c.notNull().references('people.id').onDelete('cascade'))
+    .addColumn('suspended_at', 'bigint', (c) => c.notNull())
+    .addColumn('reason', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('site_suspensions_pk', ['site_id', 'person_id'])
+    .execute();
 }
 
 export async function down(db: AnyDb): Promise<void> {
+  await db.schema.dropTable('site_suspensions').execute();
   await db.schema.dropTable('student_notes').execute();
   await db.schema.dropIndex('enrollments_site_activity').execute();
   await db.schema.dropIndex('enrollments_site_course').execute();
