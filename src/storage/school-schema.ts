@@ -64,6 +64,37 @@ export interface EnrollmentsTable {
   revoked_at: number | null;
 }
 
+export interface LecturersTable {
+  id: string;
+  site_id: string;
+  /** The lecturer's account, when they have one. */
+  person_id: string | null;
+  name: string;
+  headline: string;
+  bio: string;
+  created_at: number;
+  updated_at: number | null;
+}
+
+export interface CourseLecturersTable {
+  site_id: string;
+  course_id: string;
+  lecturer_id: string;
+  position: number;
+}
+
+export interface SiteSettingsTable {
+  site_id: string;
+  /** BCP 47 tag. */
+  locale: string;
+  /** IANA time zone: the days of analytics are this zone's days. */
+  time_zone: string;
+  /** ISO 4217 code of the school's prices. */
+  currency: string;
+  contact_email: string | null;
+  updated_at: number;
+}
+
 export interface StudentNotesTable {
   site_id: string;
   person_id: string;
@@ -174,6 +205,9 @@ export interface NotificationSubscriptionsTable {
 }
 
 export interface SchoolTables {
+  lecturers: LecturersTable;
+  course_lecturers: CourseLecturersTable;
+  site_settings: SiteSettingsTable;
   student_notes: StudentNotesTable;
   courses: CoursesTable;
   course_sections: CourseSectionsTable;

@@ -2,6 +2,7 @@
 // Operator clients need owner or admin at the site, member applications any role there. A person who
 // loses that standing is refused on the very next call (403), at every resource and at the token
 // endpoint; nothing is deleted, so a restored role makes the same access token work again.
+import { LOST_STANDING } from '../../src/oauth/standing.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
@@ -24,7 +25,7 @@ import {
 
 const VENDOR: DemoClient = { site: 'academy', clientId: 'demo-vendor', redirectUri: 'http://127.0.0.1:61000/callback' };
 const { academyWeb } = DEMO_CLIENTS;
-const LOST = 'the person no longer holds a role at this site that allows this application';
+const LOST = LOST_STANDING;
 
 async function role(server: DemoServer, action: 'grant' | 'revoke', email: string, name: string): Promise<void> {
   const errors: string[] = [];

@@ -62,9 +62,46 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('reason', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('site_suspensions_pk', ['site_id', 'person_id'])
     .execute();
+
+  // Lecturer profiles (optionally a person with an account) and who teaches which course, in order.
+  await db.schema
+    .createTable('lecturers')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('site_id', 'text', (c) => c.notNull().references('sites.id').onDelete('cascade'))
+    .addColumn('person_id', 'text', (c) => c.references('people.id').onDelete('set null'))
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('headline', 'text', (c) => c.notNull())
+    .addColumn('bio', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint')
+    .execute();
+  await db.schema.createIndex('lecturers_site').on('lecturers').columns(['site_id', 'created_at']).execute();
+  await db.schema
+    .createTable('course_lecturers')
+    .addColumn('site_id', 'text', (c) => c.notNull().references('sites.id').onDelete('cascade'))
+    .addColumn('course_id', 'text', (c) => c.notNull().references('courses.id').onDelete('cascade'))
+    .addColumn('lecturer_id', 'text', (c) => c.notNull().references('lecturers.id').onDelete('cascade'))
+    .addColumn('position', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('course_lecturers_pk', ['course_id', 'lecturer_id'])
+    .execute();
+  await db.schema.createIndex('course_lecturers_lecturer').on('course_lecturers').columns(['lecturer_id']).execute();
+
+  // School settings beside the site row (whose name they share): locale, time zone, currency, contact.
+  await db.schema
+    .createTable('site_settings')
+    .addColumn('site_id', 'text', (c) => c.primaryKey().references('sites.id').onDelete('cascade'))
+    .addColumn('locale', 'text', (c) => c.notNull())
+    .addColumn('time_zone', 'text', (c) => c.notNull())
+    .addColumn('currency', 'text', (c) => c.notNull())
+    .addColumn('contact_email', 'text')
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
 }
 
 export async function down(db: AnyDb): Promise<void> {
+  await db.schema.dropTable('site_settings').execute();
+  await db.schema.dropTable('course_lecturers').execute();
+  await db.schema.dropTable('lecturers').execute();
   await db.schema.dropTable('site_suspensions').execute();
   await db.schema.dropTable('student_notes').execute();
   await db.schema.dropIndex('enrollments_site_activity').execute();
