@@ -4,6 +4,7 @@ import type { Operation } from '../operation.js';
 import { COURSE_OPERATIONS } from './courses.js';
 import { CURRICULUM_OPERATIONS } from './curriculum.js';
 import { listEvents } from './events.js';
+import { LECTURER_OPERATIONS } from './lecturers.js';
 import { MEMBER_ADMIN_OPERATIONS } from './members.js';
 import { SCHOOL_OPERATIONS } from './school.js';
 import { STUDENT_OPERATIONS } from './students.js';
@@ -13,6 +14,7 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...CURRICULUM_OPERATIONS,
   ...STUDENT_OPERATIONS,
   ...MEMBER_ADMIN_OPERATIONS,
+  ...LECTURER_OPERATIONS,
   listEvents,
   ...SCHOOL_OPERATIONS,
 ];
