@@ -5,6 +5,7 @@
 import { newId } from '../kernel/random.js';
 import { lectureCountsByCourse, progressPercent } from './enrollments.repository.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
+import { book, courseDim, localDay, SCHOOL, siteTimeZone } from './rollups.js';
 import type { SiteScope } from './scope.js';
 
 export type EnrollmentState = 'active' | 'expired' | 'revoked';
@@ -208,6 +209,10 @@ export async function grantEnrollment(
       revoked_at: null,
     })
     .execute();
+  await book(scope.db, scope.siteId, 'new_enrollments', localDay(now, await siteTimeZone(scope.db, scope.siteId)), 1, [
+    SCHOOL,
+    courseDim(courseId),
+  ]);
   return { kind: 'granted', id, created: true };
 }
 

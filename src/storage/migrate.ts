@@ -4,6 +4,7 @@ import * as m001 from './migrations/001-authorization-server.js';
 import * as m002 from './migrations/002-school.js';
 import * as m003 from './migrations/003-expiry-indexes.js';
 import * as m004 from './migrations/004-operator-spine.js';
+import * as m005 from './migrations/005-orders-and-analytics.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '002-school': m002,
   '003-expiry-indexes': m003,
   '004-operator-spine': m004,
+  '005-orders-and-analytics': m005,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

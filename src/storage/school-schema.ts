@@ -64,6 +64,72 @@ export interface EnrollmentsTable {
   revoked_at: number | null;
 }
 
+export type OrderStatus = 'paid' | 'partially_refunded' | 'refunded';
+export type ProductType = 'course' | 'digital_product';
+
+export interface OrdersTable {
+  id: string;
+  site_id: string;
+  /** Per site, from 1: what a receipt shows. */
+  number: number;
+  person_id: string;
+  status: OrderStatus;
+  currency: string;
+  subtotal_cents: number;
+  discount_cents: number;
+  total_cents: number;
+  refunded_cents: number;
+  coupon_code: string | null;
+  created_at: number;
+  paid_at: number | null;
+}
+
+export interface OrderLinesTable {
+  id: string;
+  site_id: string;
+  order_id: string;
+  product_type: ProductType;
+  product_id: string;
+  title: string;
+  quantity: number;
+  unit_price_cents: number;
+  amount_cents: number;
+}
+
+export interface PaymentsTable {
+  id: string;
+  site_id: string;
+  order_id: string;
+  amount_cents: number;
+  at: number;
+  method: string;
+}
+
+export interface RefundsTable {
+  id: string;
+  site_id: string;
+  order_id: string;
+  amount_cents: number;
+  at: number;
+  reason: string;
+}
+
+export interface DailyRollupsTable {
+  site_id: string;
+  metric: string;
+  /** '' for the whole school, `course:<id>` or `product:<type>:<id>`. */
+  dim: string;
+  /** YYYY-MM-DD in the site's time zone. */
+  day: string;
+  value: number;
+}
+
+export interface LearnerDaysTable {
+  site_id: string;
+  day: string;
+  person_id: string;
+}
+
 export interface LecturersTable {
   id: string;
   site_id: string;
@@ -205,6 +271,12 @@ export interface NotificationSubscriptionsTable {
 }
 
 export interface SchoolTables {
+  orders: OrdersTable;
+  order_lines: OrderLinesTable;
+  payments: PaymentsTable;
+  refunds: RefundsTable;
+  daily_rollups: DailyRollupsTable;
+  learner_days: LearnerDaysTable;
   lecturers: LecturersTable;
   course_lecturers: CourseLecturersTable;
   site_settings: SiteSettingsTable;

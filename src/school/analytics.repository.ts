@@ -1,0 +1,316 @@
+// Analytics over the daily roll-ups (CONTRACT 6 analytics): the overview against the previous period of
+// the same length, time series by day, week or month (optionally by course or product), per-course
+// figures, and learners at risk. Days are the site's local days (rollups.ts); ranges are inclusive.
+import { sql } from 'kysely';
+import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
+import { type SumMetric, SCHOOL } from './rollups.js';
+import type { SiteScope } from './scope.js';
+
+export type Metric = SumMetric | 'active_learners';
+export type Interval = 'day' | 'week' | 'month';
+export type GroupBy = 'course' | 'product';
+
+const DAY_MS = 86_400_000;
+
+/** Days as numbers (UTC midnight of the calendar date) so ranges can be shifted and stepped. */
+export function dayNumber(day: string): number {
+  return Date.parse(`${day}T00:00:00Z`) / DAY_MS;
+}
+export function dayString(n: number): string {
+  return new Date(n * DAY_MS).toISOString().slice(0, 10);
+}
+
+async function sums(scope: SiteScope, from: string, to: string): Promise<Map<string, number>> {
+  const rows = await scope.db
+    .selectFrom('daily_rollups')
+    .where('site_id', '=', scope.siteId)
+    .where('dim', '=', SCHOOL)
+    .where('day', '>=', from)
+    .where('day', '<=', to)
+    .groupBy('metric')
+    .select((eb) => ['metric', eb.fn.sum<number>('value').as('total')])
+    .execute();
+  return new Map(rows.map((r) => [r.metric, Number(r.total ?? 0)]));
+}
+
+async function activeLearners(scope: SiteScope, from: string, to: string): Promise<number> {
+  const row = await scope.db
+    .selectFrom('learner_days')
+    .where('site_id', '=', scope.siteId)
+    .where('day', '>=', from)
+    .where('day', '<=', to)
+    .select(sql<number>`count(distinct person_id)`.as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface Figures {
+  revenueCents: number;
+  refundsCents: number;
+  orders: number;
+  newEnrollments: number;
+  completions: number;
+  activeLearners: number;
+}
+
+async function figures(scope: SiteScope, from: string, to: string): Promise<Figures> {
+  const [s, active] = await Promise.all([sums(scope, from, to), activeLearners(scope, from, to)]);
+  return {
+    revenueCents: s.get('revenue') ?? 0,
+    refundsCents: s.get('refunds') ?? 0,
+    orders: s.get('orders') ?? 0,
+    newEnrollments: s.get('new_enrollments') ?? 0,
+    completions: s.get('completions') ?? 0,
+    activeLearners: active,
+  };
+}
+
+export interface Overview {
+  from: string;
+  to: string;
+  previousFrom: string;
+  previousTo: string;
+  current: Figures;
+  previous: Figures;
+}
+
+/** The figures of [from, to] and of the same number of days just before. */
+export async function overview(scope: SiteScope, from: string, to: string): Promise<Overview> {
+  const length = dayNumber(to) - dayNumber(from) + 1;
+  const previousTo = dayString(dayNumber(from) - 1);
+  const previousFrom = dayString(dayNumber(from) - length);
+  const [current, previous] = await Promise.all([figures(scope, from, to), figures(scope, previousFrom, previousTo)]);
+  return { from, to, previousFrom, previousTo, current, previous };
+}
+
+/** The first day of the bucket a day falls in: itself, the Monday of its week, the 1st of its month. */
+export function bucketOf(day: string, interval: Interval): string {
+  if (interval === 'day') return day;
+  if (interval === 'month') return `${day.slice(0, 8)}01`;
+  const n = dayNumber(day);
+  const weekday = (new Date(n * DAY_MS).getUTCDay() + 6) % 7; // Monday 0
+  return dayString(n - weekday);
+}
+
+/** Every bucket start from the one holding `from` to the one holding `to`. */
+export function buckets(from: string, to: string, interval: Interval): string[] {
+  const out: string[] = [];
+  for (let n = dayNumber(from); n <= dayNumber(to); n++) {
+    const b = bucketOf(dayString(n), interval);
+    if (out.at(-1) !== b) out.push(b);
+  }
+  return out;
+}
+
+export interface Series {
+  /** '' for the school; `course:<id>`, `product:<type>:<id>` when grouped. */
+  key: string;
+  points: Array<{ start: string; value: number }>;
+}
+
+/** A metric over time; with groupBy, one series per course or product that has any value in the range. */
+export async function timeseries(
+  scope: SiteScope,
+  metric: Metric,
+  from: string,
+  to: string,
+  interval: Interval,
+  groupBy?: GroupBy,
+): Promise<Series[]> {
+  const starts = buckets(from, to, interval);
+  const index = new Map(starts.map((s, i) => [s, i]));
+  const series = new Map<string, number[]>();
+  const at = (key: string) => {
+    let values = series.get(key);
+    if (!values) {
+      values = starts.map(() => 0);
+      series.set(key, values);
+    }
+    return values;
+  };
+  if (metric === 'active_learners') {
+    // Distinct learners per bucket: the set of (bucket, person) pairs.
+    const rows = await scope.db
+      .selectFrom('learner_days')
+      .where('site_id', '=', scope.siteId)
+      .where('day', '>=', from)
+      .where('day', '<=', to)
+      .select(['day', 'person_id'])
+      .execute();
+    const seen = new Set<string>();
+    const values = at(SCHOOL);
+    for (const r of rows) {
+      const b = bucketOf(r.day, interval);
+      const key = `${b}\u0000${r.person_id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      values[index.get(b) ?? 0] = (values[index.get(b) ?? 0] ?? 0) + 1;
+    }
+  } else {
+    const rows = await scope.db
+      .selectFrom('daily_rollups')
+      .where('site_id', '=', scope.siteId)
+      .where('metric', '=', metric)
+      .$if(groupBy === undefined, (qb) => qb.where('dim', '=', SCHOOL))
+      .$if(groupBy !== undefined, (qb) => qb.where('dim', 'like', `${groupBy}:%`))
+      .where('day', '>=', from)
+      .where('day', '<=', to)
+      .select(['dim', 'day', 'value'])
+      .execute();
+    if (groupBy === undefined) at(SCHOOL);
+    for (const r of rows) {
+      const i = index.get(bucketOf(r.day, interval)) ?? 0;
+      const values = at(r.dim);
+      values[i] = (values[i] ?? 0) + Number(r.value);
+    }
+  }
+  return [...series].map(([key, values]) => ({ key, points: starts.map((start, i) => ({ start, value: values[i] ?? 0 })) }));
+}
+
+export interface CourseAnalytics {
+  enrolled: number;
+  started: number;
+  completed: number;
+  completionRate: number;
+  averageProgressPercent: number;
+  dropOff: { lectureId: string; title: string; learners: number } | null;
+}
+
+/** Figures of one course from its enrollments and progress; null when the site has no such course. */
+export async function courseAnalytics(scope: SiteScope, courseId: string): Promise<CourseAnalytics | null> {
+  const course = await scope.db
+    .selectFrom('courses')
+    .select('id')
+    .where('site_id', '=', scope.siteId)
+    .where('id', '=', courseId)
+    .executeTakeFirst();
+  if (!course) return null;
+  const [lectures, enrollments, progress] = await Promise.all([
+    scope.db
+      .selectFrom('lectures as l')
+      .innerJoin('course_sections as s', 's.id', 'l.section_id')
+      .where('l.site_id', '=', scope.siteId)
+      .where('l.course_id', '=', courseId)
+      .select(['l.id', 'l.title'])
+      .orderBy('s.position')
+      .orderBy('l.position')
+      .execute(),
+    scope.db
+      .selectFrom('enrollments')
+      .where('site_id', '=', scope.siteId)
+      .where('course_id', '=', courseId)
+      .select(['id', 'completed_at', 'last_activity_at'])
+      .execute(),
+    scope.db
+      .selectFrom('lecture_progress as p')
+      .innerJoin('enrollments as e', 'e.id', 'p.enrollment_id')
+      .where('p.site_id', '=', scope.siteId)
+      .where('e.course_id', '=', courseId)
+      .select(['p.enrollment_id', 'p.lecture_id'])
+      .execute(),
+  ]);
+  const done = new Map<string, Set<string>>();
+  for (const p of progress) done.set(p.enrollment_id, (done.get(p.enrollment_id) ?? new Set()).add(p.lecture_id));
+  const enrolled = enrollments.length;
+  const completed = enrollments.filter((e) => e.completed_at !== null).length;
+  const started = enrollments.filter((e) => e.completed_at !== null || e.last_activity_at !== null || done.has(e.id)).length;
+  const totalDone = [...done.values()].reduce((sum, s) => sum + s.size, 0);
+  const stops = new Map<string, number>();
+  for (const e of enrollments) {
+    const mine = done.get(e.id);
+    if (e.completed_at !== null || !mine || mine.size === 0) continue;
+    // Where a learner stopped: the first lecture, in course order, they have not completed.
+    const next = lectures.find((l) => !mine.has(l.id));
+    if (next) stops.set(next.id, (stops.get(next.id) ?? 0) + 1);
+  }
+  let dropOff: CourseAnalytics['dropOff'] = null;
+  for (const l of lectures) {
+    const n = stops.get(l.id) ?? 0;
+    if (n > 0 && (dropOff === null || n > dropOff.learners)) dropOff = { lectureId: l.id, title: l.title, learners: n };
+  }
+  return {
+    enrolled,
+    started,
+    completed,
+    completionRate: enrolled === 0 ? 0 : Math.round((completed / enrolled) * 1000) / 1000,
+    averageProgressPercent: enrolled === 0 || lectures.length === 0 ? 0 : Math.round((totalDone * 100) / (enrolled * lectures.length)),
+    dropOff,
+  };
+}
+
+export interface AtRisk {
+  enrollmentId: string;
+  studentId: string;
+  studentName: string;
+  courseId: string;
+  courseTitle: string;
+  lastActivityAt: number | null;
+  accessExpiresAt: number | null;
+  reasons: Array<'inactive' | 'expiring'>;
+}
+
+const AT_RISK = 'at_risk';
+
+/**
+ * Enrollments with access now and not completed whose learner has been inactive for `inactiveDays`
+ * (or never started) or whose access ends within `expiringWithinDays`; longest inactive first.
+ */
+export async function atRiskLearners(
+  scope: SiteScope,
+  criteria: { inactiveDays?: number; expiringWithinDays?: number },
+  request: PageRequest,
+  now: number,
+): Promise<{ page: Page<AtRisk>; total: number }> {
+  const inactiveBefore = criteria.inactiveDays === undefined ? null : now - criteria.inactiveDays * DAY_MS;
+  const expiringBy = criteria.expiringWithinDays === undefined ? null : now + criteria.expiringWithinDays * DAY_MS;
+  const base = scope.db
+    .selectFrom('enrollments as e')
+    .innerJoin('people as p', 'p.id', 'e.person_id')
+    .innerJoin('courses as c', 'c.id', 'e.course_id')
+    .where('e.site_id', '=', scope.siteId)
+    .where('e.revoked_at', 'is', null)
+    .where('e.completed_at', 'is', null)
+    .where((eb) => eb.or([eb('e.lifetime_access', '=', 1), eb('e.access_expires_at', 'is', null), eb('e.access_expires_at', '>', now)]))
+    .where((eb) =>
+      eb.or([
+        ...(inactiveBefore !== null ? [eb('e.last_activity_at', 'is', null), eb('e.last_activity_at', '<', inactiveBefore)] : []),
+        ...(expiringBy !== null ? [eb.and([eb('e.lifetime_access', '=', 0), eb('e.access_expires_at', '<=', expiringBy)])] : []),
+        ...(inactiveBefore === null && expiringBy === null ? [sql<boolean>`1 = 0`] : []),
+      ]),
+    );
+  const { size, after } = pageQuery(AT_RISK, request);
+  // Ordered by last activity, never-active first (as 0), then id.
+  const activity = sql<number>`coalesce(e.last_activity_at, 0)`;
+  const [rows, count] = await Promise.all([
+    base
+      .$if(after !== null, (qb) =>
+        qb.where((eb) =>
+          eb.or([eb(activity, '>', after?.sort ?? 0), eb.and([eb(activity, '=', after?.sort ?? 0), eb('e.id', '>', after?.id ?? '')])]),
+        ),
+      )
+      .select(['e.id', 'e.person_id', 'p.name', 'e.course_id', 'c.title', 'e.last_activity_at', 'e.access_expires_at', 'e.lifetime_access'])
+      .orderBy(activity)
+      .orderBy('e.id')
+      .limit(size + 1)
+      .execute(),
+    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const items = rows.map((r): AtRisk => {
+    const last = r.last_activity_at === null ? null : Number(r.last_activity_at);
+    const expires = r.lifetime_access === 1 || r.access_expires_at === null ? null : Number(r.access_expires_at);
+    const reasons: AtRisk['reasons'] = [];
+    if (inactiveBefore !== null && (last === null || last < inactiveBefore)) reasons.push('inactive');
+    if (expiringBy !== null && expires !== null && expires <= expiringBy) reasons.push('expiring');
+    return {
+      enrollmentId: r.id,
+      studentId: r.person_id,
+      studentName: r.name,
+      courseId: r.course_id,
+      courseTitle: r.title,
+      lastActivityAt: last,
+      accessExpiresAt: expires,
+      reasons,
+    };
+  });
+  return { page: toPage(AT_RISK, items, size, (a) => ({ sort: a.lastActivityAt ?? 0, id: a.enrollmentId })), total: Number(count.n) };
+}

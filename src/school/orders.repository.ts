@@ -1,0 +1,329 @@
+// Orders (CONTRACT 6 orders): what students bought, with lines, payments and refunds. There is no
+// checkout; orders are placed by the demo seed and by the domain through placeOrder, which books the
+// analytics roll-ups in the same transaction as the order.
+import { newId } from '../kernel/random.js';
+import type { OrderStatus, ProductType } from '../storage/school-schema.js';
+import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
+import { book, lineRevenue, localDay, productDim, SCHOOL, siteTimeZone } from './rollups.js';
+import type { SiteScope } from './scope.js';
+
+export interface NewOrderLine {
+  productType: ProductType;
+  productId: string;
+  title: string;
+  quantity: number;
+  unitPriceCents: number;
+}
+
+export interface NewOrder {
+  personId: string;
+  currency: string;
+  lines: readonly NewOrderLine[];
+  discountCents?: number;
+  couponCode?: string | null;
+  method: string;
+  at: number;
+}
+
+/** Places a paid order: order, lines and payment, and the roll-ups of that day. Answers its id. */
+export async function placeOrder(scope: SiteScope, order: NewOrder): Promise<string> {
+  const id = newId('ord');
+  const last = await scope.db
+    .selectFrom('orders')
+    .where('site_id', '=', scope.siteId)
+    .select((eb) => eb.fn.max('number').as('n'))
+    .executeTakeFirst();
+  const amounts = order.lines.map((l) => l.unitPriceCents * l.quantity);
+  const subtotal = amounts.reduce((a, b) => a + b, 0);
+  const discount = Math.min(order.discountCents ?? 0, subtotal);
+  const total = subtotal - discount;
+  await scope.db
+    .insertInto('orders')
+    .values({
+      id,
+      site_id: scope.siteId,
+      number: Number(last?.n ?? 0) + 1,
+      person_id: order.personId,
+      status: 'paid',
+      currency: order.currency,
+      subtotal_cents: subtotal,
+      discount_cents: discount,
+      total_cents: total,
+      refunded_cents: 0,
+      coupon_code: order.couponCode ?? null,
+      created_at: order.at,
+      paid_at: order.at,
+    })
+    .execute();
+  await scope.db
+    .insertInto('order_lines')
+    .values(
+      order.lines.map((l, i) => ({
+        id: `${id}-${i + 1}`,
+        site_id: scope.siteId,
+        order_id: id,
+        product_type: l.productType,
+        product_id: l.productId,
+        title: l.title,
+        quantity: l.quantity,
+        unit_price_cents: l.unitPriceCents,
+        amount_cents: amounts[i] ?? 0,
+      })),
+    )
+    .execute();
+  await scope.db
+    .insertInto('payments')
+    .values({ id: newId('pay'), site_id: scope.siteId, order_id: id, amount_cents: total, at: order.at, method: order.method })
+    .execute();
+  const day = localDay(order.at, await siteTimeZone(scope.db, scope.siteId));
+  const shares = lineRevenue(amounts, total);
+  await book(scope.db, scope.siteId, 'revenue', day, total, [SCHOOL]);
+  await book(scope.db, scope.siteId, 'orders', day, 1, [SCHOOL]);
+  for (const [i, l] of order.lines.entries()) {
+    const dim = productDim(l.productType, l.productId);
+    await book(scope.db, scope.siteId, 'revenue', day, shares[i] ?? 0, [dim]);
+    await book(scope.db, scope.siteId, 'orders', day, 1, [dim]);
+  }
+  return id;
+}
+
+export type RefundResult = { kind: 'refunded' } | { kind: 'not_found' } | { kind: 'too_much'; refundable: number };
+
+/** Refunds part or all of a paid order. */
+export async function refundOrder(
+  scope: SiteScope,
+  orderId: string,
+  amountCents: number,
+  reason: string,
+  at: number,
+): Promise<RefundResult> {
+  const order = await scope.db
+    .selectFrom('orders')
+    .select(['total_cents', 'refunded_cents'])
+    .where('site_id', '=', scope.siteId)
+    .where('id', '=', orderId)
+    .executeTakeFirst();
+  if (!order) return { kind: 'not_found' };
+  const refundable = Number(order.total_cents) - Number(order.refunded_cents);
+  if (amountCents > refundable) return { kind: 'too_much', refundable };
+  const refunded = Number(order.refunded_cents) + amountCents;
+  const status: OrderStatus = refunded >= Number(order.total_cents) ? 'refunded' : 'partially_refunded';
+  await scope.db
+    .insertInto('refunds')
+    .values({ id: newId('rfd'), site_id: scope.siteId, order_id: orderId, amount_cents: amountCents, at, reason })
+    .execute();
+  await scope.db
+    .updateTable('orders')
+    .set({ refunded_cents: refunded, status })
+    .where('site_id', '=', scope.siteId)
+    .where('id', '=', orderId)
+    .execute();
+  await book(scope.db, scope.siteId, 'refunds', localDay(at, await siteTimeZone(scope.db, scope.siteId)), amountCents, [SCHOOL]);
+  return { kind: 'refunded' };
+}
+
+export interface OrderSummaryRow {
+  id: string;
+  number: number;
+  studentId: string;
+  studentName: string;
+  status: OrderStatus;
+  currency: string;
+  subtotalCents: number;
+  discountCents: number;
+  totalCents: number;
+  refundedCents: number;
+  couponCode: string | null;
+  createdAt: number;
+  paidAt: number | null;
+}
+
+export interface OrderFilter {
+  status?: OrderStatus;
+  from?: number;
+  to?: number;
+  productId?: string;
+  couponCode?: string;
+  studentId?: string;
+}
+
+const LIST = 'operator_orders';
+
+function filtered(scope: SiteScope, filter: OrderFilter) {
+  return scope.db
+    .selectFrom('orders as o')
+    .innerJoin('people as p', 'p.id', 'o.person_id')
+    .where('o.site_id', '=', scope.siteId)
+    .$if(filter.status !== undefined, (qb) => qb.where('o.status', '=', filter.status ?? 'paid'))
+    .$if(filter.from !== undefined, (qb) => qb.where('o.created_at', '>=', filter.from ?? 0))
+    .$if(filter.to !== undefined, (qb) => qb.where('o.created_at', '<', filter.to ?? 0))
+    .$if(filter.couponCode !== undefined, (qb) => qb.where('o.coupon_code', '=', filter.couponCode ?? ''))
+    .$if(filter.studentId !== undefined, (qb) => qb.where('o.person_id', '=', filter.studentId ?? ''))
+    .$if(filter.productId !== undefined, (qb) =>
+      qb.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('order_lines as l')
+            .select('l.id')
+            .whereRef('l.order_id', '=', 'o.id')
+            .where('l.site_id', '=', scope.siteId)
+            .where('l.product_id', '=', filter.productId ?? ''),
+        ),
+      ),
+    );
+}
+
+function toSummary(r: {
+  id: string;
+  number: number;
+  person_id: string;
+  name: string;
+  status: OrderStatus;
+  currency: string;
+  subtotal_cents: number;
+  discount_cents: number;
+  total_cents: number;
+  refunded_cents: number;
+  coupon_code: string | null;
+  created_at: number;
+  paid_at: number | null;
+}): OrderSummaryRow {
+  return {
+    id: r.id,
+    number: Number(r.number),
+    studentId: r.person_id,
+    studentName: r.name,
+    status: r.status,
+    currency: r.currency,
+    subtotalCents: Number(r.subtotal_cents),
+    discountCents: Number(r.discount_cents),
+    totalCents: Number(r.total_cents),
+    refundedCents: Number(r.refunded_cents),
+    couponCode: r.coupon_code,
+    createdAt: Number(r.created_at),
+    paidAt: r.paid_at === null ? null : Number(r.paid_at),
+  };
+}
+
+const COLUMNS = [
+  'o.id',
+  'o.number',
+  'o.person_id',
+  'p.name',
+  'o.status',
+  'o.currency',
+  'o.subtotal_cents',
+  'o.discount_cents',
+  'o.total_cents',
+  'o.refunded_cents',
+  'o.coupon_code',
+  'o.created_at',
+  'o.paid_at',
+] as const;
+
+/** Orders matching the filter, newest first. */
+export async function pageOrders(scope: SiteScope, filter: OrderFilter, request: PageRequest): Promise<Page<OrderSummaryRow>> {
+  const { size, after } = pageQuery(LIST, request);
+  const rows = await filtered(scope, filter)
+    .$if(after !== null, (qb) =>
+      qb.where((eb) =>
+        eb.or([
+          eb('o.created_at', '<', after?.sort ?? 0),
+          eb.and([eb('o.created_at', '=', after?.sort ?? 0), eb('o.id', '<', after?.id ?? '')]),
+        ]),
+      ),
+    )
+    .select(COLUMNS)
+    .orderBy('o.created_at', 'desc')
+    .orderBy('o.id', 'desc')
+    .limit(size + 1)
+    .execute();
+  return toPage(LIST, rows.map(toSummary), size, (o) => ({ sort: o.createdAt, id: o.id }));
+}
+
+export async function countOrders(scope: SiteScope, filter: OrderFilter): Promise<number> {
+  const row = await filtered(scope, filter)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface OrderDetail extends OrderSummaryRow {
+  lines: Array<{
+    productType: ProductType;
+    productId: string;
+    title: string;
+    quantity: number;
+    unitPriceCents: number;
+    amountCents: number;
+  }>;
+  payments: Array<{ id: string; amountCents: number; method: string; at: number }>;
+  refunds: Array<{ id: string; amountCents: number; reason: string; at: number }>;
+}
+
+export async function findOrder(scope: SiteScope, id: string): Promise<OrderDetail | null> {
+  const row = await filtered(scope, {}).where('o.id', '=', id).select(COLUMNS).executeTakeFirst();
+  if (!row) return null;
+  const [lines, payments, refunds] = await Promise.all([
+    scope.db.selectFrom('order_lines').selectAll().where('site_id', '=', scope.siteId).where('order_id', '=', id).orderBy('id').execute(),
+    scope.db.selectFrom('payments').selectAll().where('site_id', '=', scope.siteId).where('order_id', '=', id).orderBy('at').execute(),
+    scope.db.selectFrom('refunds').selectAll().where('site_id', '=', scope.siteId).where('order_id', '=', id).orderBy('at').execute(),
+  ]);
+  return {
+    ...toSummary(row),
+    lines: lines.map((l) => ({
+      productType: l.product_type,
+      productId: l.product_id,
+      title: l.title,
+      quantity: Number(l.quantity),
+      unitPriceCents: Number(l.unit_price_cents),
+      amountCents: Number(l.amount_cents),
+    })),
+    payments: payments.map((p) => ({ id: p.id, amountCents: Number(p.amount_cents), method: p.method, at: Number(p.at) })),
+    refunds: refunds.map((r) => ({ id: r.id, amountCents: Number(r.amount_cents), reason: r.reason, at: Number(r.at) })),
+  };
+}
+
+export interface OrdersSummary {
+  orders: number;
+  grossCents: number;
+  discountCents: number;
+  refundedCents: number;
+  netCents: number;
+  averageOrderCents: number;
+  byStatus: Record<OrderStatus, number>;
+}
+
+/** Totals of the orders placed in [from, to). */
+export async function summarizeOrders(scope: SiteScope, from: number, to: number): Promise<OrdersSummary> {
+  const rows = await filtered(scope, { from, to })
+    .groupBy('o.status')
+    .select((eb) => [
+      'o.status',
+      eb.fn.countAll().as('n'),
+      eb.fn.sum('o.total_cents').as('total'),
+      eb.fn.sum('o.discount_cents').as('discount'),
+      eb.fn.sum('o.refunded_cents').as('refunded'),
+    ])
+    .execute();
+  const byStatus: Record<OrderStatus, number> = { paid: 0, partially_refunded: 0, refunded: 0 };
+  let orders = 0;
+  let gross = 0;
+  let discount = 0;
+  let refunded = 0;
+  for (const r of rows) {
+    byStatus[r.status] = Number(r.n);
+    orders += Number(r.n);
+    gross += Number(r.total ?? 0);
+    discount += Number(r.discount ?? 0);
+    refunded += Number(r.refunded ?? 0);
+  }
+  return {
+    orders,
+    grossCents: gross,
+    discountCents: discount,
+    refundedCents: refunded,
+    netCents: gross - refunded,
+    averageOrderCents: orders === 0 ? 0 : Math.round(gross / orders),
+    byStatus,
+  };
+}
