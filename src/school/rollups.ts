@@ -166,3 +166,25 @@ export async function rebuildRollups(db: Kysely<Database>, siteId: string): Prom
       .values(days.slice(i, i + 500))
       .execute();
 }
+
+/** The instant a local day starts in a time zone (daylight-saving aware). */
+export function localMidnight(day: string, timeZone: string): number {
+  const utc = Date.parse(`${day}T00:00:00Z`);
+  // The zone's offset at that moment, read back through the formatter; once more at the corrected instant.
+  const offsetAt = (ms: number) => {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    }).formatToParts(ms);
+    const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+    return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - ms;
+  };
+  const first = utc - offsetAt(utc);
+  return utc - offsetAt(first);
+}

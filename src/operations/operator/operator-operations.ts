@@ -1,11 +1,13 @@
 // Every operator operation (SPEC 4.4, 5.5; CONTRACT 6), family by family, in the order /openapi.json and
 // tools/list show them. A family is one file of this folder.
 import type { Operation } from '../operation.js';
+import { ANALYTICS_OPERATIONS } from './analytics.js';
 import { COURSE_OPERATIONS } from './courses.js';
 import { CURRICULUM_OPERATIONS } from './curriculum.js';
 import { listEvents } from './events.js';
 import { LECTURER_OPERATIONS } from './lecturers.js';
 import { MEMBER_ADMIN_OPERATIONS } from './members.js';
+import { ORDER_OPERATIONS } from './orders.js';
 import { SCHOOL_OPERATIONS } from './school.js';
 import { STUDENT_OPERATIONS } from './students.js';
 
@@ -17,4 +19,6 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...LECTURER_OPERATIONS,
   listEvents,
   ...SCHOOL_OPERATIONS,
+  ...ANALYTICS_OPERATIONS,
+  ...ORDER_OPERATIONS,
 ];
