@@ -1,4 +1,7 @@
 // The demo of CONTRACT 3: two sites on one listener, four people, their roles, three member apps, school data.
+import { randomBytes } from 'node:crypto';
+import { hashPassword } from '../kernel/password.js';
+import { seedDemoHistory } from './school/history.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import { createMemberApp } from '../clients/member-apps.repository.js';
@@ -275,6 +278,8 @@ export async function seedDemo(deps: SeedDemoDeps): Promise<DemoSummary> {
       },
       clock.now(),
     );
+    // A year of orders, enrollments and progress at the Academy; its learners get a password nobody knows.
+    await seedDemoHistory(trx, siteId('academy'), clock.now(), await hashPassword(randomBytes(24).toString('base64url')));
   });
   return demoSummary(port);
 }

@@ -1,0 +1,215 @@
+// Twelve months of school life at a demo site (issue 9): learners, paid orders of its published courses
+// and products (some with a coupon, some refunded), the enrollments the course orders open, and lecture
+// progress, so that analytics and orders have real records to count. Generated from a fixed seed: the
+// same history, relative to the day the demo is seeded, every time.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.js';
+import { rebuildRollups } from '../../school/rollups.js';
+
+const DAY = 86_400_000;
+const DAYS = 365;
+const LEARNERS = 120;
+
+const FIRST = ['Amira', 'Ben', 'Chloe', 'Dario', 'Elif', 'Femi', 'Greta', 'Hiro', 'Ines', 'Jonas', 'Kaia', 'Luca'];
+const LAST = ['Novak', 'Okafor', 'Petrov', 'Quinn', 'Rossi', 'Silva', 'Tanaka', 'Ueda', 'Varga', 'Weber'];
+
+/** mulberry32: a small, fast, seedable generator; the same seed gives the same history. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function insertAll<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  rows: readonly Record<string, unknown>[],
+): Promise<void> {
+  // Small batches: PostgreSQL allows 65,535 parameters per statement, SQLite 32,766.
+  for (let i = 0; i < rows.length; i += 400) {
+    // biome-ignore lint/suspicious/noExplicitAny: rows are built for this table's columns just above each call
+    await db
+      .insertInto(table)
+      .values(rows.slice(i, i + 400) as any)
+      .execute();
+  }
+}
+
+export async function seedDemoHistory(db: Kysely<Database>, siteId: string, now: number, passwordHash: string): Promise<void> {
+  const next = random(20260301);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
+
+  const courses = await db
+    .selectFrom('courses')
+    .select(['id', 'title', 'price_cents', 'currency'])
+    .where('site_id', '=', siteId)
+    .where('published', '=', 1)
+    // By slug, not id: ids are random per seed, and the history must not depend on them.
+    .orderBy('slug')
+    .execute();
+  const products = await db
+    .selectFrom('digital_products')
+    .select(['id', 'title', 'price_cents'])
+    .where('site_id', '=', siteId)
+    .where('published', '=', 1)
+    .orderBy('slug')
+    .execute();
+  if (courses.length === 0) return;
+  const currency = courses[0]?.currency ?? 'EUR';
+  const lectures = await db
+    .selectFrom('lectures as l')
+    .innerJoin('course_sections as s', 's.id', 'l.section_id')
+    .select(['l.id', 'l.course_id'])
+    .where('l.site_id', '=', siteId)
+    .orderBy('s.position')
+    .orderBy('l.position')
+    .execute();
+  const lecturesOf = (courseId: string) => lectures.filter((l) => l.course_id === courseId).map((l) => l.id);
+
+  await db
+    .insertInto('site_settings')
+    .values({
+      site_id: siteId,
+      locale: 'en-GB',
+      time_zone: 'Europe/Berlin',
+      currency,
+      contact_email: 'hello@academy.demo.test',
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+
+  // Learners joined over the year, a few every week.
+  const learners = Array.from({ length: LEARNERS }, (_, i) => {
+    const joined = now - Math.floor((DAYS - 5) * (1 - i / LEARNERS)) * DAY - Math.floor(next() * DAY);
+    return { id: `per_hist_${String(i + 1).padStart(3, '0')}`, name: `${pick(FIRST)} ${pick(LAST)}`, joined };
+  });
+  await insertAll(
+    db,
+    'people',
+    learners.map((l, i) => ({
+      id: l.id,
+      email: `learner${String(i + 1).padStart(3, '0')}@demo.test`,
+      name: l.name,
+      picture_url: null,
+      password_hash: passwordHash,
+      created_at: l.joined,
+    })),
+  );
+  await insertAll(
+    db,
+    'site_roles',
+    learners.map((l) => ({ site_id: siteId, person_id: l.id, role: 'student', created_at: l.joined })),
+  );
+
+  const orders: Record<string, unknown>[] = [];
+  const lines: Record<string, unknown>[] = [];
+  const payments: Record<string, unknown>[] = [];
+  const refunds: Record<string, unknown>[] = [];
+  const enrollments: Record<string, unknown>[] = [];
+  const progress: Record<string, unknown>[] = [];
+  const enrolled = new Set<string>();
+  let number = 0;
+
+  for (let day = DAYS; day >= 1; day--) {
+    const dayStart = now - day * DAY;
+    const weekday = new Date(dayStart).getUTCDay();
+    // Busier on weekdays, and growing through the year.
+    const expected = (weekday === 0 || weekday === 6 ? 1.2 : 2.6) * (0.6 + (0.8 * (DAYS - day)) / DAYS);
+    const count = Math.floor(expected + next());
+    for (let k = 0; k < count; k++) {
+      const joinedBefore = learners.filter((l) => l.joined < dayStart);
+      if (joinedBefore.length === 0) break;
+      const learner = pick(joinedBefore);
+      const at = dayStart + Math.floor(next() * DAY);
+      const isCourse = products.length === 0 || next() < 0.8;
+      const item = isCourse ? pick(courses) : pick(products);
+      if (isCourse && enrolled.has(`${learner.id}/${item.id}`)) continue;
+      const id = `ord_hist_${String(++number).padStart(5, '0')}`;
+      const price = Number(item.price_cents);
+      const coupon = next() < 0.15 ? 'SPRING20' : null;
+      const discount = coupon ? Math.round(price * 0.2) : 0;
+      const total = price - discount;
+      const refund = next() < 0.05 ? (next() < 0.5 ? total : Math.round(total / 2)) : 0;
+      const refundedAt = at + Math.floor((1 + next() * 10) * DAY);
+      const refunded = refund > 0 && refundedAt < now;
+      orders.push({
+        id,
+        site_id: siteId,
+        number,
+        person_id: learner.id,
+        status: refunded ? (refund === total ? 'refunded' : 'partially_refunded') : 'paid',
+        currency,
+        subtotal_cents: price,
+        discount_cents: discount,
+        total_cents: total,
+        refunded_cents: refunded ? refund : 0,
+        coupon_code: coupon,
+        created_at: at,
+        paid_at: at,
+      });
+      lines.push({
+        id: `${id}-1`,
+        site_id: siteId,
+        order_id: id,
+        product_type: isCourse ? 'course' : 'digital_product',
+        product_id: item.id,
+        title: item.title,
+        quantity: 1,
+        unit_price_cents: price,
+        amount_cents: price,
+      });
+      payments.push({ id: `pay_${id}`, site_id: siteId, order_id: id, amount_cents: total, at, method: next() < 0.7 ? 'card' : 'paypal' });
+      if (refunded)
+        refunds.push({
+          id: `rfd_${id}`,
+          site_id: siteId,
+          order_id: id,
+          amount_cents: refund,
+          at: refundedAt,
+          reason: 'Requested by the student',
+        });
+      if (!isCourse) continue;
+
+      // The course order opens an enrollment; the learner works through some of it.
+      enrolled.add(`${learner.id}/${item.id}`);
+      const enrollmentId = `enr_hist_${String(number).padStart(5, '0')}`;
+      const own = lecturesOf(item.id);
+      const share = next();
+      const done = share < 0.15 ? 0 : share > 0.75 ? own.length : Math.floor(own.length * share);
+      let last = at;
+      for (let i = 0; i < done; i++) {
+        last = Math.min(now - 3600_000, last + Math.floor((0.2 + next() * 3) * DAY));
+        progress.push({ site_id: siteId, enrollment_id: enrollmentId, lecture_id: own[i], completed_at: last });
+      }
+      const complete = done > 0 && done === own.length;
+      const lifetime = next() < 0.4;
+      enrollments.push({
+        id: enrollmentId,
+        site_id: siteId,
+        person_id: learner.id,
+        course_id: item.id,
+        started_at: at,
+        access_expires_at: lifetime ? null : at + 365 * DAY,
+        lifetime_access: lifetime ? 1 : 0,
+        completed_at: complete ? last : null,
+        last_lecture_id: done > 0 ? own[done - 1] : null,
+        last_position_seconds: done > 0 ? 0 : null,
+        last_activity_at: done > 0 ? last : null,
+        revoked_at: null,
+      });
+    }
+  }
+  await insertAll(db, 'orders', orders);
+  await insertAll(db, 'order_lines', lines);
+  await insertAll(db, 'payments', payments);
+  await insertAll(db, 'refunds', refunds);
+  await insertAll(db, 'enrollments', enrollments);
+  await insertAll(db, 'lecture_progress', progress);
+  await rebuildRollups(db, siteId);
+}
