@@ -1,0 +1,220 @@
+// The operator API at school scale (issue 9): Demo Academy grown to 100,000 students, 1,000,000
+// enrollments and 1,000,000 paid orders (with their lines, payments and analytics roll-ups), then
+// `GET /students?limit=100` and `GET /analytics/overview` for a year under load, p99 against 50 ms.
+// `npm run bench:operator` runs SQLite then PostgreSQL (a fresh database); OPERATOR_STUDENTS scales it.
+import { type ChildProcess, fork } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { type Kysely, sql } from 'kysely';
+import pg from 'pg';
+import { openStore } from '../src/storage/connect.js';
+import type { Database } from '../src/storage/schema.js';
+import { person } from '../test/helpers/person.js';
+
+const STUDENTS = Number(process.env.OPERATOR_STUDENTS ?? 100_000);
+const PER_STUDENT = 10; // enrollments and orders per student
+const COURSES = 20;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const DAY = 86_400_000;
+const POSTGRES_ADMIN = process.env.SCHOOLGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; origin: string }> {
+  const child = fork(fileURLToPath(new URL('./app-server.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`app-server exited with ${code}`)));
+  });
+  return { child, origin: `http://localhost:${port}` };
+}
+
+/** An operator token from the real flow: the demo vendor, allowed by owner@demo.test. */
+async function operatorToken(origin: string): Promise<string> {
+  const verifier = randomBytes(32).toString('base64url');
+  const redirect = 'http://127.0.0.1:61000/callback';
+  const url = new URL(`${origin}/oauth/authorize`);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: 'demo-vendor',
+    redirect_uri: redirect,
+    scope: 'students:read analytics:read',
+    resource: origin,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  const callback = await person('owner').authorize(url.href);
+  const res = await fetch(`${origin}/api/oauth/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code') ?? '',
+      redirect_uri: redirect,
+      code_verifier: verifier,
+      client_id: 'demo-vendor',
+      resource: origin,
+    }),
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** Grows the Academy with set-based statements, in chunks that stay under the store's query timeout. */
+async function grow(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<void> {
+  const site = await db.selectFrom('sites').select('id').where('slug', '=', 'demo-academy').executeTakeFirstOrThrow();
+  const s = site.id;
+  const now = Date.now();
+  const start = Math.floor(now / DAY) * DAY - 365 * DAY;
+  const range = (from: number, to: number) =>
+    dialect === 'postgres'
+      ? sql`select g::bigint as n from generate_series(${sql.lit(from)}, ${sql.lit(to)}) g`
+      : sql`with recursive r(n) as (select ${sql.lit(from)} union all select n + 1 from r where n < ${sql.lit(to)}) select n from r`;
+  const chunks = async (count: number, size: number, insert: (rows: ReturnType<typeof range>) => Promise<unknown>) => {
+    for (let from = 1; from <= count; from += size) await insert(range(from, Math.min(count, from + size - 1)));
+  };
+  const lit = sql.lit;
+  // Analytics days are UTC days here, so the bench can name them in SQL.
+  await db.updateTable('site_settings').set({ time_zone: 'UTC' }).where('site_id', '=', s).execute();
+  await chunks(COURSES, COURSES, (rows) =>
+    sql`insert into courses (id, site_id, slug, title, subtitle, description, cover_image_url, price_cents, currency, published, created_at, archived_at, updated_at)
+      select 'crs_bench_' || n, ${s}, 'bench-course-' || n, 'Bench course ' || n, null, '', null, 4900, 'EUR', 1, ${lit(start)}, null, null from (${rows}) t`.execute(
+      db,
+    ),
+  );
+  await chunks(STUDENTS, 50_000, (rows) =>
+    sql`insert into people (id, email, name, picture_url, password_hash, created_at)
+      select 'per_bench_' || n, 'bench' || n || '@scale.test', 'Bench Learner ' || n, null, 'none', ${lit(start)} + n from (${rows}) t`.execute(
+      db,
+    ),
+  );
+  await chunks(STUDENTS, 50_000, (rows) =>
+    sql`insert into site_roles (site_id, person_id, role, created_at) select ${s}, 'per_bench_' || n, 'student', ${lit(start)} + n from (${rows}) t`.execute(
+      db,
+    ),
+  );
+  const total = STUDENTS * PER_STUDENT;
+  // Enrollment and order n belong to student (n % STUDENTS) + 1 and course (n / STUDENTS) + 1: distinct pairs.
+  const student = sql`'per_bench_' || (n % ${lit(STUDENTS)} + 1)`;
+  const course = sql`'crs_bench_' || ((n - 1) / ${lit(STUDENTS)} + 1)`;
+  const at = sql`${lit(start)} + (n % 365) * ${lit(DAY)} + (n % 1000) * 60000`;
+  await chunks(total, 100_000, (rows) =>
+    sql`insert into enrollments (id, site_id, person_id, course_id, started_at, access_expires_at, lifetime_access, completed_at, last_lecture_id, last_position_seconds, last_activity_at, revoked_at)
+      select 'enr_bench_' || n, ${s}, ${student}, ${course}, ${at}, null, 1, case when n % 7 = 0 then ${at} + ${lit(DAY)} else null end, null, null,
+        case when n % 3 = 0 then ${at} + ${lit(DAY)} else null end, null from (${rows}) t`.execute(db),
+  );
+  await chunks(total, 100_000, (rows) =>
+    sql`insert into orders (id, site_id, number, person_id, status, currency, subtotal_cents, discount_cents, total_cents, refunded_cents, coupon_code, created_at, paid_at)
+      select 'ord_bench_' || n, ${s}, 100000 + n, ${student}, 'paid', 'EUR', 4900, 0, 4900, 0, null, ${at}, ${at} from (${rows}) t`.execute(
+      db,
+    ),
+  );
+  await chunks(total, 100_000, (rows) =>
+    sql`insert into order_lines (id, site_id, order_id, product_type, product_id, title, quantity, unit_price_cents, amount_cents)
+      select 'ord_bench_' || n || '-1', ${s}, 'ord_bench_' || n, 'course', ${course}, 'Bench course', 1, 4900, 4900 from (${rows}) t`.execute(
+      db,
+    ),
+  );
+  await chunks(total, 100_000, (rows) =>
+    sql`insert into payments (id, site_id, order_id, amount_cents, at, method) select 'pay_bench_' || n, ${s}, 'ord_bench_' || n, 4900, ${at}, 'card' from (${rows}) t`.execute(
+      db,
+    ),
+  );
+  // The roll-ups of that history, per day: what placeOrder and the enrollment writes would have booked.
+  const days = Array.from({ length: 365 }, (_, d) => ({ d, day: new Date(start + d * DAY).toISOString().slice(0, 10) }));
+  const perDay = total / 365;
+  const rollups = days.flatMap(({ d, day }) => {
+    const count = Math.floor(perDay) + (d < total % 365 ? 1 : 0);
+    return [
+      { site_id: s, metric: 'revenue', dim: '', day, value: count * 4900 },
+      { site_id: s, metric: 'orders', dim: '', day, value: count },
+      { site_id: s, metric: 'new_enrollments', dim: '', day, value: count },
+    ];
+  });
+  for (let i = 0; i < rollups.length; i += 300)
+    await db
+      .insertInto('daily_rollups')
+      .values(rollups.slice(i, i + 300))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  // Learner-days: about a third of the enrollments' learners active on a day each, ~333,000 rows.
+  const perDayLearners = Math.ceil(total / 3 / 365);
+  for (const { d, day } of days) {
+    await sql`insert into learner_days (site_id, day, person_id)
+      select ${s}, ${day}, 'per_bench_' || ((${lit(d)} + 365 * n) % ${lit(STUDENTS)} + 1) from (${range(1, perDayLearners)}) t
+      where true on conflict do nothing` /* SQLite needs the WHERE to read ON CONFLICT after a SELECT */
+      .execute(db);
+  }
+}
+
+async function measure(origin: string, token: string, path: string): Promise<autocannon.Result> {
+  return autocannon({
+    url: `${origin}${path}`,
+    headers: { authorization: `Bearer ${token}` },
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
+}
+
+async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autocannon.Result]>> {
+  let databaseUrl: string;
+  let drop = async () => {};
+  if (dialect === 'sqlite') databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'schoolgate-operator-')), 'bench.db')}`;
+  else {
+    const name = `schoolgate_operator_bench_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_ADMIN });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(POSTGRES_ADMIN);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    drop = async () => {
+      const c = new pg.Client({ connectionString: POSTGRES_ADMIN });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    };
+  }
+  const { child, origin } = await startServer(databaseUrl);
+  try {
+    const store = openStore(databaseUrl, { poolSize: 2 });
+    const seeded = performance.now();
+    await grow(store.db, dialect);
+    if (dialect === 'postgres') await sql`analyze`.execute(store.db);
+    await store.close();
+    console.log(
+      `${dialect}: grew to ${STUDENTS.toLocaleString('en')} students, ${(STUDENTS * PER_STUDENT).toLocaleString('en')} enrollments and orders in ${((performance.now() - seeded) / 1000).toFixed(0)} s`,
+    );
+    const token = await operatorToken(origin);
+    const today = new Date().toISOString().slice(0, 10);
+    const yearAgo = new Date(Date.now() - 364 * DAY).toISOString().slice(0, 10);
+    const results: Array<[string, autocannon.Result]> = [];
+    for (const path of ['/api/admin/v1/students?limit=100', `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`]) {
+      const check = await fetch(`${origin}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      if (check.status !== 200) throw new Error(`${path} answered ${check.status}: ${await check.text()}`);
+      results.push([path, await measure(origin, token, path)]);
+    }
+    return results;
+  } finally {
+    child.send('exit');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await drop();
+  }
+}
+
+const rows: string[] = [];
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  for (const [path, r] of await run(dialect)) {
+    rows.push(
+      `| ${dialect} | \`${path.replace(/from=[^&]+&to=.*/, 'from=<a year ago>&to=<today>')}\` | ${r.requests.average.toFixed(0)} | ${r.latency.p99} ms | ${r.latency.p99 < 50 ? 'meets' : 'ABOVE'} (50 ms) | ${r.non2xx} |`,
+    );
+  }
+}
+console.log('\n| store | request | req/s | p99 | bar | non-2xx |\n| --- | --- | --- | --- | --- | --- |');
+for (const row of rows) console.log(row);
