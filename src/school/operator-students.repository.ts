@@ -28,13 +28,13 @@ export async function listStudents(scope: SiteScope, request: PageRequest): Prom
     .where('r.role', '=', 'student')
     .$if(after !== null, (qb) =>
       qb.where((eb) =>
-        eb.or([eb('r.created_at', '<', after!.sort), eb.and([eb('r.created_at', '=', after!.sort), eb('p.id', '<', after!.id)])]),
+        eb.or([eb('r.created_at', '<', after!.sort), eb.and([eb('r.created_at', '=', after!.sort), eb('r.person_id', '<', after!.id)])]),
       ),
     )
     // Only these columns: the people table also holds the password hash, which must never leave here.
     .select(['p.id', 'p.name', 'p.email', 'r.created_at'])
     .orderBy('r.created_at', 'desc')
-    .orderBy('p.id', 'desc')
+    .orderBy('r.person_id', 'desc')
     .limit(size + 1)
     .execute();
   const ids = rows.slice(0, size).map((r) => r.id);
@@ -151,12 +151,12 @@ export async function searchStudents(
   const rows = await matching(scope, filter, now)
     .$if(after !== null, (qb) =>
       qb.where((eb) =>
-        eb.or([eb('r.created_at', '<', after!.sort), eb.and([eb('r.created_at', '=', after!.sort), eb('p.id', '<', after!.id)])]),
+        eb.or([eb('r.created_at', '<', after!.sort), eb.and([eb('r.created_at', '=', after!.sort), eb('r.person_id', '<', after!.id)])]),
       ),
     )
     .select(['p.id', 'p.name', 'p.email', 'r.created_at'])
     .orderBy('r.created_at', 'desc')
-    .orderBy('p.id', 'desc')
+    .orderBy('r.person_id', 'desc')
     .limit(size + 1)
     .execute();
   const counts = await enrollmentCounts(

@@ -40,6 +40,8 @@ export async function up(db: AnyDb): Promise<void> {
   await db.schema.alterTable('courses').addColumn('updated_at', 'bigint').execute();
 
   await db.schema.alterTable('enrollments').addColumn('revoked_at', 'bigint').execute();
+  // The students list pages a site's people of one role, newest first, and counts them.
+  await db.schema.createIndex('site_roles_site_role_created').on('site_roles').columns(['site_id', 'role', 'created_at', 'person_id']).execute();
   // Course rosters and the at-risk and inactivity filters read enrollments by site and course or activity.
   await db.schema.createIndex('enrollments_site_course').on('enrollments').columns(['site_id', 'course_id', 'started_at']).execute();
   await db.schema.createIndex('enrollments_site_activity').on('enrollments').columns(['site_id', 'last_activity_at']).execute();
@@ -107,6 +109,7 @@ export async function down(db: AnyDb): Promise<void> {
   await db.schema.dropIndex('enrollments_site_activity').execute();
   await db.schema.dropIndex('enrollments_site_course').execute();
   await db.schema.alterTable('enrollments').dropColumn('revoked_at').execute();
+  await db.schema.dropIndex('site_roles_site_role_created').execute();
   await db.schema.alterTable('courses').dropColumn('updated_at').execute();
   await db.schema.alterTable('courses').dropColumn('archived_at').execute();
   await db.schema.dropTable('confirmation_uses').execute();
