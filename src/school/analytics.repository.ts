@@ -2,6 +2,7 @@
 // the same length, time series by day, week or month (optionally by course or product), per-course
 // figures, and learners at risk. Days are the site's local days (rollups.ts); ranges are inclusive.
 import { sql } from 'kysely';
+import { distinctActive, distinctActiveBy } from './learner-activity.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 import { type SumMetric, SCHOOL } from './rollups.js';
 import type { SiteScope } from './scope.js';
@@ -33,15 +34,8 @@ async function sums(scope: SiteScope, from: string, to: string): Promise<Map<str
   return new Map(rows.map((r) => [r.metric, Number(r.total ?? 0)]));
 }
 
-async function activeLearners(scope: SiteScope, from: string, to: string): Promise<number> {
-  const row = await scope.db
-    .selectFrom('learner_days')
-    .where('site_id', '=', scope.siteId)
-    .where('day', '>=', from)
-    .where('day', '<=', to)
-    .select(sql<number>`count(distinct person_id)`.as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+function activeLearners(scope: SiteScope, from: string, to: string): Promise<number> {
+  return distinctActive(scope.db, scope.siteId, from, to);
 }
 
 export interface Figures {
@@ -129,23 +123,15 @@ export async function timeseries(
     return values;
   };
   if (metric === 'active_learners') {
-    // Distinct learners per bucket: the set of (bucket, person) pairs.
-    const rows = await scope.db
-      .selectFrom('learner_days')
-      .where('site_id', '=', scope.siteId)
-      .where('day', '>=', from)
-      .where('day', '<=', to)
-      .select(['day', 'person_id'])
-      .execute();
-    const seen = new Set<string>();
+    // Distinct learners per bucket, each bucket cut to the range.
+    const ranges = starts.map((start, i) => {
+      const next = starts[i + 1];
+      return { from: start < from ? from : start, to: next === undefined ? to : dayString(dayNumber(next) - 1) };
+    });
     const values = at(SCHOOL);
-    for (const r of rows) {
-      const b = bucketOf(r.day, interval);
-      const key = `${b}\u0000${r.person_id}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      values[index.get(b) ?? 0] = (values[index.get(b) ?? 0] ?? 0) + 1;
-    }
+    (await distinctActiveBy(scope.db, scope.siteId, ranges)).forEach((n, i) => {
+      values[i] = n;
+    });
   } else {
     const rows = await scope.db
       .selectFrom('daily_rollups')

@@ -5,6 +5,7 @@
 // incremental bookings equal it.
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../storage/schema.js';
+import { writeActivity } from './learner-activity.js';
 import { DEFAULT_SETTINGS } from './settings.repository.js';
 
 export const SUM_METRICS = ['revenue', 'refunds', 'orders', 'new_enrollments', 'completions'] as const;
@@ -52,15 +53,6 @@ export async function book(
   }
 }
 
-/** Records that a learner was active on a day (idempotent). */
-export async function markActive(db: Kysely<Database>, siteId: string, day: string, personId: string): Promise<void> {
-  await db
-    .insertInto('learner_days')
-    .values({ site_id: siteId, day, person_id: personId })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-}
-
 /** Splits a discount over lines in proportion to their amounts; the last line takes the rounding rest. */
 export function lineRevenue(amounts: readonly number[], total: number): number[] {
   const subtotal = amounts.reduce((a, b) => a + b, 0);
@@ -81,7 +73,8 @@ export async function rebuildRollups(db: Kysely<Database>, siteId: string): Prom
   const add = (metric: SumMetric, day: string, by: number, dims: readonly string[] = []) => {
     for (const dim of ['', ...dims]) sums.set(keyOf(metric, dim, day), (sums.get(keyOf(metric, dim, day)) ?? 0) + by);
   };
-  const active = new Set<string>();
+  const active = new Map<string, Set<string>>();
+  const activeOn = (day: string, person: string) => active.set(day, (active.get(day) ?? new Set()).add(person));
 
   // Orders a chunk at a time, so a million of them never sit in memory at once.
   let after = '';
@@ -135,7 +128,7 @@ export async function rebuildRollups(db: Kysely<Database>, siteId: string): Prom
     .execute()) {
     add('new_enrollments', localDay(Number(e.started_at), zone), 1, [courseDim(e.course_id)]);
     if (e.completed_at !== null) add('completions', localDay(Number(e.completed_at), zone), 1, [courseDim(e.course_id)]);
-    if (e.last_activity_at !== null) active.add(`${localDay(Number(e.last_activity_at), zone)}\u0000${e.person_id}`);
+    if (e.last_activity_at !== null) activeOn(localDay(Number(e.last_activity_at), zone), e.person_id);
   }
   const progress = await db
     .selectFrom('lecture_progress as p')
@@ -143,10 +136,9 @@ export async function rebuildRollups(db: Kysely<Database>, siteId: string): Prom
     .select(['p.completed_at', 'e.person_id'])
     .where('p.site_id', '=', siteId)
     .execute();
-  for (const p of progress) active.add(`${localDay(Number(p.completed_at), zone)}\u0000${p.person_id}`);
+  for (const p of progress) activeOn(localDay(Number(p.completed_at), zone), p.person_id);
 
   await db.deleteFrom('daily_rollups').where('site_id', '=', siteId).execute();
-  await db.deleteFrom('learner_days').where('site_id', '=', siteId).execute();
   const rows = [...sums].map(([key, value]) => {
     const [metric, dim, day] = key.split('\u0000') as [string, string, string];
     return { site_id: siteId, metric, dim, day, value };
@@ -156,15 +148,7 @@ export async function rebuildRollups(db: Kysely<Database>, siteId: string): Prom
       .insertInto('daily_rollups')
       .values(rows.slice(i, i + 500))
       .execute();
-  const days = [...active].map((k) => {
-    const [day, person] = k.split('\u0000') as [string, string];
-    return { site_id: siteId, day, person_id: person };
-  });
-  for (let i = 0; i < days.length; i += 500)
-    await db
-      .insertInto('learner_days')
-      .values(days.slice(i, i + 500))
-      .execute();
+  await writeActivity(db, siteId, active);
 }
 
 /** The instant a local day starts in a time zone (daylight-saving aware). */

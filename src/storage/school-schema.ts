@@ -124,10 +124,18 @@ export interface DailyRollupsTable {
   value: number;
 }
 
-export interface LearnerDaysTable {
+export interface LearnerNumbersTable {
   site_id: string;
-  day: string;
   person_id: string;
+  /** 0, 1, 2, …: the learner's bit in the activity bitmaps. */
+  no: number;
+}
+
+export interface ActivityBitmapsTable {
+  site_id: string;
+  /** A local day (YYYY-MM-DD) or month (YYYY-MM). */
+  period: string;
+  bits: Buffer;
 }
 
 export interface LecturersTable {
@@ -276,7 +284,8 @@ export interface SchoolTables {
   payments: PaymentsTable;
   refunds: RefundsTable;
   daily_rollups: DailyRollupsTable;
-  learner_days: LearnerDaysTable;
+  learner_numbers: LearnerNumbersTable;
+  activity_bitmaps: ActivityBitmapsTable;
   lecturers: LecturersTable;
   course_lecturers: CourseLecturersTable;
   site_settings: SiteSettingsTable;

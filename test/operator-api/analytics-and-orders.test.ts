@@ -90,6 +90,35 @@ for (const dialect of DIALECTS) {
       expect((last30.body.current as Figures).orders).toBeLessThanOrEqual(current.orders);
     });
 
+    it('counts active learners exactly (distinct people with learning activity in the range), for ranges cut anywhere in a month', async () => {
+      const db = server.store.db;
+      const progress = await db
+        .selectFrom('lecture_progress as p')
+        .innerJoin('enrollments as e', 'e.id', 'p.enrollment_id')
+        .select(['e.person_id', 'p.completed_at as at'])
+        .where('p.site_id', '=', academyId)
+        .execute();
+      const last = await db
+        .selectFrom('enrollments')
+        .select(['person_id', 'last_activity_at as at'])
+        .where('site_id', '=', academyId)
+        .where('last_activity_at', 'is not', null)
+        .execute();
+      const events = [...progress, ...last].map((e) => ({ person: e.person_id, day: berlinDay(Number(e.at)) }));
+      for (const [back, length] of [
+        [200, 45],
+        [120, 9],
+        [364, 365],
+        [33, 1],
+      ] as const) {
+        const from = berlinDay(Date.now() - back * DAY);
+        const to = berlinDay(Date.now() - (back - length + 1) * DAY);
+        const exact = new Set(events.filter((e) => e.day >= from && e.day <= to).map((e) => e.person)).size;
+        const answer = (await get(`/analytics/overview?from=${from}&to=${to}`)).body.current as Figures;
+        expect(answer.activeLearners, `${from}..${to}`).toBe(exact);
+      }
+    });
+
     it('gives a time series by day, week and month with every bucket present, adding up to the overview; by product and by course', async () => {
       const to = berlinDay(Date.now());
       const from = berlinDay(Date.now() - 89 * DAY);

@@ -41,7 +41,11 @@ export async function up(db: AnyDb): Promise<void> {
 
   await db.schema.alterTable('enrollments').addColumn('revoked_at', 'bigint').execute();
   // The students list pages a site's people of one role, newest first, and counts them.
-  await db.schema.createIndex('site_roles_site_role_created').on('site_roles').columns(['site_id', 'role', 'created_at', 'person_id']).execute();
+  await db.schema
+    .createIndex('site_roles_site_role_created')
+    .on('site_roles')
+    .columns(['site_id', 'role', 'created_at', 'person_id'])
+    .execute();
   // Course rosters and the at-risk and inactivity filters read enrollments by site and course or activity.
   await db.schema.createIndex('enrollments_site_course').on('enrollments').columns(['site_id', 'course_id', 'started_at']).execute();
   await db.schema.createIndex('enrollments_site_activity').on('enrollments').columns(['site_id', 'last_activity_at']).execute();

@@ -2,7 +2,7 @@
 // demo seed and the domain create (there is no checkout); the daily roll-ups are kept in step by the
 // writes that change them (an order paid or refunded, an enrollment started or completed, a learner
 // active), so analytics reads a few hundred rows for a year, however large the school.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on the evolving Database type
 type AnyDb = Kysely<any>;
@@ -73,17 +73,27 @@ export async function up(db: AnyDb): Promise<void> {
     .addPrimaryKeyConstraint('daily_rollups_pk', ['site_id', 'metric', 'dim', 'day'])
     .execute();
 
-  // Distinct learners do not add up over days, so each learner's active days are kept as a set.
+  // Distinct learners do not add up over days: each learner has a number per site, and each local day
+  // and month a bitmap of the numbers active in it (school/learner-activity.ts).
   await db.schema
-    .createTable('learner_days')
+    .createTable('learner_numbers')
     .addColumn('site_id', 'text', (c) => c.notNull().references(site).onDelete('cascade'))
-    .addColumn('day', 'text', (c) => c.notNull())
     .addColumn('person_id', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('learner_days_pk', ['site_id', 'day', 'person_id'])
+    .addColumn('no', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('learner_numbers_pk', ['site_id', 'person_id'])
+    .addUniqueConstraint('learner_numbers_no', ['site_id', 'no'])
+    .execute();
+  const binary = db.getExecutor().adapter.constructor.name.startsWith('Sqlite') ? 'blob' : 'bytea';
+  await db.schema
+    .createTable('activity_bitmaps')
+    .addColumn('site_id', 'text', (c) => c.notNull().references(site).onDelete('cascade'))
+    .addColumn('period', 'text', (c) => c.notNull())
+    .addColumn('bits', sql.raw(binary), (c) => c.notNull())
+    .addPrimaryKeyConstraint('activity_bitmaps_pk', ['site_id', 'period'])
     .execute();
 }
 
 export async function down(db: AnyDb): Promise<void> {
-  for (const table of ['learner_days', 'daily_rollups', 'refunds', 'payments', 'order_lines', 'orders'])
+  for (const table of ['activity_bitmaps', 'learner_numbers', 'daily_rollups', 'refunds', 'payments', 'order_lines', 'orders'])
     await db.schema.dropTable(table).execute();
 }
