@@ -61,14 +61,15 @@ export async function listStudents(scope: SiteScope, request: PageRequest): Prom
   return toPage(LIST, students, size, (s) => ({ sort: s.studentSince, id: s.id }));
 }
 
+/** The site's students, from the count the role triggers keep (migration 004). */
 export async function countStudents(scope: SiteScope): Promise<number> {
   const row = await scope.db
-    .selectFrom('site_roles')
+    .selectFrom('site_role_counts')
+    .select('n')
     .where('site_id', '=', scope.siteId)
     .where('role', '=', 'student')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 export type StudentStateFilter = 'active' | 'expired' | 'revoked' | 'completed';
@@ -182,6 +183,7 @@ export async function searchStudents(
 }
 
 export async function countMatchingStudents(scope: SiteScope, filter: StudentFilter, now: number): Promise<number> {
+  if (Object.values(filter).every((v) => v === undefined)) return countStudents(scope);
   const row = await matching(scope, filter, now)
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow();

@@ -168,6 +168,13 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
+/** Kept by triggers on site_roles (migration 004). */
+export interface SiteRoleCountsTable {
+  site_id: string;
+  role: string;
+  n: number;
+}
+
 export interface SiteSuspensionsTable {
   site_id: string;
   person_id: string;
@@ -197,4 +204,5 @@ export interface Database extends SchoolTables {
   idempotency_keys: IdempotencyKeysTable;
   confirmation_uses: ConfirmationUsesTable;
   site_suspensions: SiteSuspensionsTable;
+  site_role_counts: SiteRoleCountsTable;
 }

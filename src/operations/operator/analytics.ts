@@ -3,7 +3,7 @@
 // The tools answer aggregates, not rosters, where the question is about numbers.
 import { z } from 'zod';
 import { atRiskLearners, courseAnalytics, dayNumber, type Figures, overview, timeseries } from '../../school/analytics.repository.js';
-import { localDay, siteTimeZone } from '../../school/rollups.js';
+import { localDay } from '../../school/rollups.js';
 import { DEFAULT_SETTINGS, readSettings } from '../../school/settings.repository.js';
 import { instantOrNull, isoOrNull, pagedOutput, pageInput, pageRequest, paged } from '../lists.js';
 import { defineOperation, type Operation, type OperationContext, OperationError, READ_ONLY } from '../operation.js';
@@ -15,7 +15,9 @@ const DEFAULT_DAYS = 30;
 
 /** The requested range of local days, defaulting to the last 30 days up to today. */
 async function range(ctx: OperationContext, input: { from?: string | undefined; to?: string | undefined }) {
-  const zone = await siteTimeZone(ctx.db, ctx.site.id);
+  const settings = await readSettings(siteScope(ctx));
+  const zone = settings?.timeZone ?? DEFAULT_SETTINGS.timeZone;
+  const currency = settings?.currency ?? DEFAULT_SETTINGS.currency;
   const today = localDay(ctx.clock.now(), zone);
   const to = input.to ?? today;
   const from = input.from ?? new Date((dayNumber(to) - DEFAULT_DAYS + 1) * 86_400_000).toISOString().slice(0, 10);
@@ -25,7 +27,7 @@ async function range(ctx: OperationContext, input: { from?: string | undefined; 
     throw new OperationError('invalid_argument', `A range may span at most ${MAX_DAYS} days.`, [
       { pointer: '/from', detail: 'range too long' },
     ]);
-  return { from, to, zone };
+  return { from, to, zone, currency };
 }
 
 const figures = z.object({
@@ -60,9 +62,8 @@ export const getSchoolOverview = defineOperation({
   }),
   annotations: READ_ONLY,
   async handle(ctx, input) {
-    const { from, to, zone } = await range(ctx, input);
+    const { from, to, zone, currency } = await range(ctx, input);
     const result = await overview(siteScope(ctx), from, to);
-    const currency = (await readSettings(siteScope(ctx)))?.currency ?? DEFAULT_SETTINGS.currency;
     const change = Object.fromEntries(
       (Object.keys(result.current) as Array<keyof Figures>).map((k) => {
         const before = result.previous[k];

@@ -1,7 +1,8 @@
 // The operator API's spine (issue 9, CONTRACT 6): audit events name their target and request, replayable
 // answers for Idempotency-Key, single-use records of MCP confirmation tokens, and the course lifecycle
 // (archived, last change), revoked enrollments (progress kept) and operators' notes on students.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isSqlite } from '../dialect.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on the evolving Database type
 type AnyDb = Kysely<any>;
@@ -46,6 +47,7 @@ export async function up(db: AnyDb): Promise<void> {
     .on('site_roles')
     .columns(['site_id', 'role', 'created_at', 'person_id'])
     .execute();
+  await countRoles(db);
   // Course rosters and the at-risk and inactivity filters read enrollments by site and course or activity.
   await db.schema.createIndex('enrollments_site_course').on('enrollments').columns(['site_id', 'course_id', 'started_at']).execute();
   await db.schema.createIndex('enrollments_site_activity').on('enrollments').columns(['site_id', 'last_activity_at']).execute();
@@ -104,7 +106,59 @@ export async function up(db: AnyDb): Promise<void> {
     .execute();
 }
 
+/**
+ * How many people hold each role at each site, kept by triggers so every writer (the domain, the CLI, the
+ * demo seed, a bulk import) keeps it in step: a list's total of 100,000 students is one row, not a scan.
+ */
+async function countRoles(db: AnyDb): Promise<void> {
+  await db.schema
+    .createTable('site_role_counts')
+    .addColumn('site_id', 'text', (c) => c.notNull().references('sites.id').onDelete('cascade'))
+    .addColumn('role', 'text', (c) => c.notNull())
+    .addColumn('n', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('site_role_counts_pk', ['site_id', 'role'])
+    .execute();
+  await sql`insert into site_role_counts (site_id, role, n) select site_id, role, count(*) from site_roles group by site_id, role`.execute(
+    db,
+  );
+  if (isSqlite(db)) {
+    await sql`create trigger site_roles_counted_insert after insert on site_roles begin
+      insert into site_role_counts (site_id, role, n) values (new.site_id, new.role, 1)
+        on conflict (site_id, role) do update set n = n + 1;
+    end`.execute(db);
+    await sql`create trigger site_roles_counted_delete after delete on site_roles begin
+      update site_role_counts set n = n - 1 where site_id = old.site_id and role = old.role;
+    end`.execute(db);
+    await sql`create trigger site_roles_counted_update after update of site_id, role on site_roles begin
+      update site_role_counts set n = n - 1 where site_id = old.site_id and role = old.role;
+      insert into site_role_counts (site_id, role, n) values (new.site_id, new.role, 1)
+        on conflict (site_id, role) do update set n = n + 1;
+    end`.execute(db);
+    return;
+  }
+  await sql`create function site_roles_count() returns trigger language plpgsql as $$
+    begin
+      if tg_op in ('DELETE', 'UPDATE') then
+        update site_role_counts set n = n - 1 where site_id = old.site_id and role = old.role;
+      end if;
+      if tg_op in ('INSERT', 'UPDATE') then
+        insert into site_role_counts (site_id, role, n) values (new.site_id, new.role, 1)
+          on conflict (site_id, role) do update set n = site_role_counts.n + 1;
+      end if;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger site_roles_counted after insert or update or delete on site_roles
+    for each row execute function site_roles_count()`.execute(db);
+}
+
 export async function down(db: AnyDb): Promise<void> {
+  if (isSqlite(db)) {
+    for (const t of ['insert', 'delete', 'update']) await sql.raw(`drop trigger if exists site_roles_counted_${t}`).execute(db);
+  } else {
+    await sql`drop trigger if exists site_roles_counted on site_roles`.execute(db);
+    await sql`drop function if exists site_roles_count()`.execute(db);
+  }
+  await db.schema.dropTable('site_role_counts').execute();
   await db.schema.dropTable('site_settings').execute();
   await db.schema.dropTable('course_lecturers').execute();
   await db.schema.dropTable('lecturers').execute();
