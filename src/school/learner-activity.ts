@@ -9,27 +9,35 @@ import type { Database } from '../storage/schema.js';
 
 export const monthOf = (day: string) => day.slice(0, 7);
 
-/** Bitwise OR of bitmaps of any lengths. */
-export function orBitmaps(maps: readonly Uint8Array[]): Uint8Array {
-  const length = Math.max(0, ...maps.map((m) => m.length));
-  const out = new Uint8Array(length);
-  for (const m of maps) for (let i = 0; i < m.length; i++) out[i] = (out[i] ?? 0) | (m[i] ?? 0);
-  return out;
+/** 32-bit words of a bitmap, zero-padded (stored blobs may start at any byte offset). */
+function words(map: Uint8Array): Uint32Array {
+  if (map.byteOffset % 4 === 0 && map.length % 4 === 0) return new Uint32Array(map.buffer, map.byteOffset, map.length / 4);
+  const padded = new Uint8Array(Math.ceil(map.length / 4) * 4);
+  padded.set(map);
+  return new Uint32Array(padded.buffer);
 }
 
-const BITS = new Uint8Array(256).map((_, i) => {
-  let n = i;
-  let c = 0;
-  while (n) {
-    c += n & 1;
-    n >>= 1;
+/** Bitwise OR of bitmaps of any lengths, a word at a time. */
+export function orBitmaps(maps: readonly Uint8Array[]): Uint8Array {
+  const length = Math.ceil(Math.max(0, ...maps.map((m) => m.length)) / 4);
+  const out = new Uint32Array(length);
+  for (const m of maps) {
+    const w = words(m);
+    for (let i = 0; i < w.length; i++) out[i] = (out[i] ?? 0) | (w[i] ?? 0);
   }
-  return c;
-});
+  return new Uint8Array(out.buffer);
+}
 
+/** Set bits, counted a word at a time (SWAR popcount). */
 export function countBits(map: Uint8Array): number {
+  const w = words(map);
   let n = 0;
-  for (let i = 0; i < map.length; i++) n += BITS[map[i] ?? 0] ?? 0;
+  for (let i = 0; i < w.length; i++) {
+    let v = w[i] ?? 0;
+    v = v - ((v >>> 1) & 0x55555555);
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
   return n;
 }
 
