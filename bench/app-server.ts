@@ -16,6 +16,7 @@ const config = loadConfig({ demo: true, env: { DATABASE_URL: databaseUrl, SCHOOL
 // The benchmark is one address and two clients sending hundreds of thousands of requests: lift the limits.
 config.platform.limits.oauth_rate_per_minute = 10_000_000;
 config.platform.limits.client_rate_per_minute = { confidential: 100_000_000, public: 100_000_000 };
+config.platform.limits.operator_rate_per_minute = 100_000_000;
 // The janitor runs when bench/janitor.ts asks, not on a schedule.
 config.platform.janitor.interval_seconds = 0;
 const store = openStore(databaseUrl);

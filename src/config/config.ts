@@ -104,6 +104,8 @@ const platformSchema = z
           .prefault({}),
         /** Failed client authentications per minute per address at the back channel; then 429 for the rest of the minute. */
         failed_client_auth_per_minute: z.number().int().positive().default(30),
+        /** Operator API calls (REST) per minute per operator client per site (CONTRACT 6 throttling). */
+        operator_rate_per_minute: z.number().int().positive().default(6000),
         /** Sign-in form submissions per minute per client address (the per-account lockout is separate). */
         sign_in_rate_per_minute: z.number().int().positive().default(30),
       })

@@ -112,6 +112,11 @@ async function runOperation(services: Services, operation: Operation, request: F
     return sendProblem(reply, { code: 'unavailable', status: 503, detail: 'The token store did not answer in time. Retry in a moment.' });
   }
   // An action (POST /courses/{id}/publish) may come without a body at all.
+  // CONTRACT 6 throttling: counted per client per site, shared across nodes like every budget.
+  await services.throttle.take(
+    { name: 'operator-api', limit: services.config.platform.limits.operator_rate_per_minute, windowSeconds: 60 },
+    `${request.site.id}:${guard.token.clientId}`,
+  );
   const body = request.body === null || request.body === '' ? undefined : request.body;
   // Fastify also parses forms (for the OAuth endpoints); this API speaks JSON only.
   const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
