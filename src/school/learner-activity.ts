@@ -3,7 +3,7 @@
 // activity rows means touching every row. Instead each learner of a site gets a small number, and each
 // local day and month keeps a bitmap of the numbers active in it: a range is the OR of a few month
 // bitmaps and the day bitmaps at its ragged ends, and the answer is the count of bits set. A school of
-// 100,000 learners needs 12.5 KB per bitmap; a year is at most 12 month and 60 day bitmaps.
+// 100,000 learners needs 12.5 KB per bitmap; a year is at most 12 month, 8 week and 24 day bitmaps.
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
 
@@ -52,26 +52,42 @@ const DAY_MS = 86_400_000;
 const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
 const dayString = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
 
+/** The week a day falls in, named by its Monday: `W2026-11-23`. */
+export function weekOf(day: string): string {
+  const n = dayNumber(day);
+  return `W${dayString(n - ((new Date(n * DAY_MS).getUTCDay() + 6) % 7))}`;
+}
+
 /**
- * The periods whose bitmaps cover [from, to] exactly: whole months inside the range by their month
- * bitmap, the other days by their own.
+ * The periods whose bitmaps cover [from, to] exactly, as few as fit: whole months inside the range by
+ * their month bitmap, whole weeks (Monday to Sunday) that do not hold the start of such a month by their
+ * week bitmap, the other days by their own. A year is at most 12 months, 8 weeks and 24 days.
  */
 export function coveringPeriods(from: string, to: string): string[] {
   const periods: string[] = [];
   let n = dayNumber(from);
   const last = dayNumber(to);
+  const monthEnd = (m: number) => {
+    const d = new Date(m * DAY_MS);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / DAY_MS - 1;
+  };
   while (n <= last) {
     const day = dayString(n);
-    const month = monthOf(day);
-    const monthStart = dayNumber(`${month}-01`);
-    const nextMonth = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).getTime() / DAY_MS;
-    if (n === monthStart && nextMonth - 1 <= last) {
-      periods.push(month);
-      n = nextMonth;
-    } else {
-      periods.push(day);
-      n++;
+    const monday = (new Date(n * DAY_MS).getUTCDay() + 6) % 7 === 0;
+    if (day.endsWith('-01') && monthEnd(n) <= last) {
+      periods.push(monthOf(day));
+      n = monthEnd(n) + 1;
+      continue;
     }
+    // A week is taken only when no whole month starts inside it, so months stay aligned.
+    const monthStartsInside = [1, 2, 3, 4, 5, 6].some((k) => dayString(n + k).endsWith('-01') && monthEnd(n + k) <= last);
+    if (monday && n + 6 <= last && !monthStartsInside) {
+      periods.push(weekOf(day));
+      n += 7;
+      continue;
+    }
+    periods.push(day);
+    n++;
   }
   return periods;
 }
@@ -110,7 +126,7 @@ export async function writeActivity(db: Kysely<Database>, siteId: string, active
   const number = new Map(people.map((p, i) => [p, i]));
   const maps = new Map<string, Uint8Array>();
   for (const [day, persons] of active) {
-    for (const period of [day, monthOf(day)]) {
+    for (const period of [day, weekOf(day), monthOf(day)]) {
       let map = maps.get(period) ?? new Uint8Array(0);
       for (const p of persons) map = withBit(map, number.get(p) ?? 0);
       maps.set(period, map);

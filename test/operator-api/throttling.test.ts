@@ -12,7 +12,11 @@ for (const dialect of DIALECTS) {
   describe.skipIf(skipDialect(dialect))(`operator API throttling (${dialect})`, () => {
     let server: DemoServer;
     beforeAll(async () => {
-      server = await startDemoServer(dialect, { platform: (p) => void (p.limits.operator_rate_per_minute = 3) });
+      server = await startDemoServer(dialect, {
+        platform: (p) => {
+          p.limits.operator_rate_per_minute = 3;
+        },
+      });
     });
     afterAll(() => server?.close());
 
