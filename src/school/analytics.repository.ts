@@ -102,7 +102,7 @@ export interface Series {
   points: Array<{ start: string; value: number }>;
 }
 
-/** A metric over time; with groupBy, one series per course or product that has any value in the range. */
+/** A metric over time; with groupBy, one series per course or product with a value in the range. */
 export async function timeseries(
   scope: SiteScope,
   metric: Metric,
