@@ -2,7 +2,7 @@
 // the same length, time series by day, week or month (optionally by course or product), per-course
 // figures, and learners at risk. Days are the site's local days (rollups.ts); ranges are inclusive.
 import { sql } from 'kysely';
-import { distinctActive, distinctActiveBy } from './learner-activity.js';
+import { distinctActiveBy } from './learner-activity.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 import { type SumMetric, SCHOOL } from './rollups.js';
 import type { SiteScope } from './scope.js';
@@ -21,21 +21,26 @@ export function dayString(n: number): string {
   return new Date(n * DAY_MS).toISOString().slice(0, 10);
 }
 
-async function sums(scope: SiteScope, from: string, to: string): Promise<Map<string, number>> {
+type Range = { from: string; to: string };
+
+/** The school's sums per metric over each range, in one query. */
+async function sums(scope: SiteScope, ranges: readonly Range[]): Promise<Array<Map<string, number>>> {
+  const lo = ranges.reduce((m, r) => (r.from < m ? r.from : m), ranges[0]?.from ?? '');
+  const hi = ranges.reduce((m, r) => (r.to > m ? r.to : m), ranges[0]?.to ?? '');
   const rows = await scope.db
     .selectFrom('daily_rollups')
     .where('site_id', '=', scope.siteId)
     .where('dim', '=', SCHOOL)
-    .where('day', '>=', from)
-    .where('day', '<=', to)
-    .groupBy('metric')
-    .select((eb) => ['metric', eb.fn.sum<number>('value').as('total')])
+    .where('day', '>=', lo)
+    .where('day', '<=', hi)
+    .select(['metric', 'day', 'value'])
     .execute();
-  return new Map(rows.map((r) => [r.metric, Number(r.total ?? 0)]));
-}
-
-function activeLearners(scope: SiteScope, from: string, to: string): Promise<number> {
-  return distinctActive(scope.db, scope.siteId, from, to);
+  return ranges.map((r) => {
+    const totals = new Map<string, number>();
+    for (const row of rows)
+      if (row.day >= r.from && row.day <= r.to) totals.set(row.metric, (totals.get(row.metric) ?? 0) + Number(row.value));
+    return totals;
+  });
 }
 
 export interface Figures {
@@ -47,16 +52,20 @@ export interface Figures {
   activeLearners: number;
 }
 
-async function figures(scope: SiteScope, from: string, to: string): Promise<Figures> {
-  const [s, active] = await Promise.all([sums(scope, from, to), activeLearners(scope, from, to)]);
-  return {
-    revenueCents: s.get('revenue') ?? 0,
-    refundsCents: s.get('refunds') ?? 0,
-    orders: s.get('orders') ?? 0,
-    newEnrollments: s.get('new_enrollments') ?? 0,
-    completions: s.get('completions') ?? 0,
-    activeLearners: active,
-  };
+/** The figures of each range: one query for the sums of all, one for the activity bitmaps of all. */
+async function figures(scope: SiteScope, ranges: readonly Range[]): Promise<Figures[]> {
+  const [totals, active] = await Promise.all([sums(scope, ranges), distinctActiveBy(scope.db, scope.siteId, ranges)]);
+  return ranges.map((_, i) => {
+    const s = totals[i] ?? new Map<string, number>();
+    return {
+      revenueCents: s.get('revenue') ?? 0,
+      refundsCents: s.get('refunds') ?? 0,
+      orders: s.get('orders') ?? 0,
+      newEnrollments: s.get('new_enrollments') ?? 0,
+      completions: s.get('completions') ?? 0,
+      activeLearners: active[i] ?? 0,
+    };
+  });
 }
 
 export interface Overview {
@@ -73,7 +82,11 @@ export async function overview(scope: SiteScope, from: string, to: string): Prom
   const length = dayNumber(to) - dayNumber(from) + 1;
   const previousTo = dayString(dayNumber(from) - 1);
   const previousFrom = dayString(dayNumber(from) - length);
-  const [current, previous] = await Promise.all([figures(scope, from, to), figures(scope, previousFrom, previousTo)]);
+  const [current, previous] = await figures(scope, [
+    { from, to },
+    { from: previousFrom, to: previousTo },
+  ]);
+  if (!current || !previous) throw new Error('figures answer one entry per range');
   return { from, to, previousFrom, previousTo, current, previous };
 }
 

@@ -103,13 +103,7 @@ async function bitmaps(db: Kysely<Database>, siteId: string, periods: readonly s
   return new Map(rows.map((r) => [r.period, new Uint8Array(r.bits)]));
 }
 
-/** Distinct learners active on any day of [from, to]. */
-export async function distinctActive(db: Kysely<Database>, siteId: string, from: string, to: string): Promise<number> {
-  const found = await bitmaps(db, siteId, coveringPeriods(from, to));
-  return countBits(orBitmaps([...found.values()]));
-}
-
-/** Distinct learners per bucket, each bucket given as its own [from, to]. */
+/** Distinct learners active in each of the ranges (inclusive local days), reading each bitmap once. */
 export async function distinctActiveBy(
   db: Kysely<Database>,
   siteId: string,
