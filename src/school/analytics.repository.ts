@@ -23,7 +23,7 @@ export function dayString(n: number): string {
 
 type Range = { from: string; to: string };
 
-/** The school's sums per metric over each range, in one query. */
+/** The school's sums per metric over each range, summed in one query. */
 async function sums(scope: SiteScope, ranges: readonly Range[]): Promise<Array<Map<string, number>>> {
   const lo = ranges.reduce((m, r) => (r.from < m ? r.from : m), ranges[0]?.from ?? '');
   const hi = ranges.reduce((m, r) => (r.to > m ? r.to : m), ranges[0]?.to ?? '');
@@ -33,14 +33,13 @@ async function sums(scope: SiteScope, ranges: readonly Range[]): Promise<Array<M
     .where('dim', '=', SCHOOL)
     .where('day', '>=', lo)
     .where('day', '<=', hi)
-    .select(['metric', 'day', 'value'])
+    .groupBy('metric')
+    .select([
+      'metric',
+      ...ranges.map((r, i) => sql<number>`sum(case when day >= ${r.from} and day <= ${r.to} then value else 0 end)`.as(`r${i}`)),
+    ])
     .execute();
-  return ranges.map((r) => {
-    const totals = new Map<string, number>();
-    for (const row of rows)
-      if (row.day >= r.from && row.day <= r.to) totals.set(row.metric, (totals.get(row.metric) ?? 0) + Number(row.value));
-    return totals;
-  });
+  return ranges.map((_, i) => new Map(rows.map((row) => [row.metric, Number((row as Record<string, unknown>)[`r${i}`] ?? 0)])));
 }
 
 export interface Figures {
