@@ -25,8 +25,10 @@ type Range = { from: string; to: string };
 
 /** The school's sums per metric over each range, summed in one query. */
 async function sums(scope: SiteScope, ranges: readonly Range[]): Promise<Array<Map<string, number>>> {
-  const lo = ranges.reduce((m, r) => (r.from < m ? r.from : m), ranges[0]?.from ?? '');
-  const hi = ranges.reduce((m, r) => (r.to > m ? r.to : m), ranges[0]?.to ?? '');
+  // YYYY-MM-DD strings sort as days do.
+  const days = ranges.flatMap((r) => [r.from, r.to]).sort();
+  const lo = days[0] ?? '';
+  const hi = days.at(-1) ?? '';
   const rows = await scope.db
     .selectFrom('daily_rollups')
     .where('site_id', '=', scope.siteId)
