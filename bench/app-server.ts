@@ -12,7 +12,15 @@ import { openStore } from '../src/storage/connect.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? `sqlite:${join(mkdtempSync(join(tmpdir(), 'schoolgate-bench-')), 'bench.db')}`;
-const config = loadConfig({ demo: true, env: { DATABASE_URL: databaseUrl, SCHOOLGATE_SECRET: randomBytes(32).toString('base64url') } });
+const config = loadConfig({
+  demo: true,
+  env: {
+    DATABASE_URL: databaseUrl,
+    SCHOOLGATE_SECRET: randomBytes(32).toString('base64url'),
+    // PostgreSQL deployments run with Redis (README): its revocation signals let nodes cache lookups.
+    ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+  },
+});
 // The benchmark is one address and two clients sending hundreds of thousands of requests: lift the limits.
 config.platform.limits.oauth_rate_per_minute = 10_000_000;
 config.platform.limits.client_rate_per_minute = { confidential: 100_000_000, public: 100_000_000 };
