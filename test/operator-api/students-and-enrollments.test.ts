@@ -158,6 +158,15 @@ for (const dialect of DIALECTS) {
         400,
         'invalid_argument',
       );
+      // A person's name belongs to their account: a PATCH that tries to change it is refused, not ignored.
+      const renamed = await call(server.academy, 'PATCH', `/students/${id}`, operator, { name: 'Someone Else' });
+      expectProblem(renamed, 400, 'invalid_argument');
+      expect(renamed.body.errors).toEqual([{ pointer: '/name', detail: 'not a field of this operation' }]);
+      expectProblem(
+        await call(server.academy, 'PATCH', `/students/${id}`, operator, { id: 'per_other', note: 'x' }),
+        400,
+        'invalid_argument',
+      );
     });
 
     it('grants until a date, changes to lifetime, revokes with progress kept (the member sees it expired), and grants again restoring the same enrollment', async () => {

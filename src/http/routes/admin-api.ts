@@ -126,6 +126,18 @@ async function runOperation(services: Services, operation: Operation, request: F
   if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
     return sendProblem(reply, { code: 'invalid_argument', status: 400, detail: 'The body must be a JSON object.' });
   }
+  // A field the operation does not take would otherwise be dropped in silence (a PATCH that changes
+  // nothing and says 200): name it instead. Path parameters come from the path, never from the body.
+  const accepted = new Set(Object.keys(operation.input.shape).filter((k) => !pathParameters(route.path).includes(k)));
+  const unknown = body ? Object.keys(body as Record<string, unknown>).filter((k) => !accepted.has(k)) : [];
+  if (unknown.length > 0) {
+    return sendProblem(reply, {
+      code: 'invalid_argument',
+      status: 400,
+      detail: `${operation.name} takes no ${unknown.map((k) => `"${k}"`).join(', ')}. It takes: ${[...accepted].join(', ') || 'no body fields'}.`,
+      errors: unknown.map((k) => ({ pointer: `/${k}`, detail: 'not a field of this operation' })),
+    });
+  }
   const input = {
     ...queryInput(operation.input, request.query as Record<string, string | string[]>),
     ...(body as Record<string, unknown> | undefined),
