@@ -57,6 +57,7 @@ Send \`Authorization: Bearer ACCESS_TOKEN\`. The token works only at \`${o}\`.
 - UserInfo: \`GET ${as.userinfo_endpoint}\` (scope \`openid\`)
 - ${caps.apiName}: \`POST ${o}${caps.graphqlPath}\` (scope \`account:read\`; mutations \`account:write\`)
 - MCP: \`${o}${PATHS.mcp}\` (public tools without a token; more with one)
+- Operator API (operator clients, the operator scopes of each operation): \`${o}/api/admin/v1/…\`, every operation with its method, path, scopes and schemas in \`${o}/openapi.json\`. Errors are RFC 9457 \`application/problem+json\` with a stable \`code\`; lists take \`limit\` and \`cursor\`; send \`Idempotency-Key\` with a POST and \`If-Match\` (from the \`ETag\` of a GET) with a PATCH or DELETE.
 
 A 401 carries \`WWW-Authenticate: Bearer error="invalid_token", resource_metadata="${o}${PATHS.protectedResource}"\`; a 403 \`insufficient_scope\` names the scopes needed.
 

@@ -217,6 +217,16 @@ for (const dialect of DIALECTS) {
           }
         });
 
+        it('tells operator apps in /auth.md where the operator API is and that /openapi.json documents it (CONTRACT 6)', async () => {
+          const md = await authMd(origin());
+          expect(md).toContain(`${origin()}/api/admin/v1/`);
+          expect(md).toContain(`${origin()}/openapi.json`);
+          expect(md).toContain('Idempotency-Key');
+          expect(md).toContain('If-Match');
+          const document = (await (await fetch(`${origin()}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+          expect(Object.keys(document.paths).some((p) => p.startsWith('/api/admin/v1/'))).toBe(true);
+        });
+
         it('names the resource value (the origin) and the PKCE and iss rules in /auth.md', async () => {
           const md = await authMd(origin());
           const pr = (await (await fetch(`${origin()}/.well-known/oauth-protected-resource`)).json()) as Json;
