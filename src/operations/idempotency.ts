@@ -35,6 +35,11 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The row of a key: its primary key columns. */
+function keyColumns(scope: IdempotencyScope) {
+  return { site_id: scope.siteId, client_id: scope.clientId, idempotency_key: scope.key };
+}
+
 export type Claim =
   /** The key is new: run the request, then complete() or release(). */
   | { kind: 'claimed' }
@@ -58,9 +63,7 @@ export async function claimKey(
   // An expired answer no longer counts; the janitor deletes these too.
   await db
     .deleteFrom('idempotency_keys')
-    .where('site_id', '=', scope.siteId)
-    .where('client_id', '=', scope.clientId)
-    .where('idempotency_key', '=', scope.key)
+    .where((eb) => eb.and(keyColumns(scope)))
     .where('expires_at', '<=', now)
     .execute();
   const inserted = await db
@@ -81,9 +84,7 @@ export async function claimKey(
   const row = await db
     .selectFrom('idempotency_keys')
     .select(['fingerprint', 'status', 'body', 'created_at'])
-    .where('site_id', '=', scope.siteId)
-    .where('client_id', '=', scope.clientId)
-    .where('idempotency_key', '=', scope.key)
+    .where((eb) => eb.and(keyColumns(scope)))
     .executeTakeFirst();
   // Deleted between the two statements (expired, or released by a failed first request): claim it again.
   if (!row) return attempt < 3 ? claimKey(db, scope, fingerprint, now, attempt + 1) : { kind: 'in_progress' };
@@ -101,9 +102,7 @@ export async function completeKey(db: Kysely<Database>, scope: IdempotencyScope,
   await db
     .updateTable('idempotency_keys')
     .set({ status, body })
-    .where('site_id', '=', scope.siteId)
-    .where('client_id', '=', scope.clientId)
-    .where('idempotency_key', '=', scope.key)
+    .where((eb) => eb.and(keyColumns(scope)))
     .execute();
 }
 
@@ -111,9 +110,7 @@ export async function completeKey(db: Kysely<Database>, scope: IdempotencyScope,
 export async function releaseKey(db: Kysely<Database>, scope: IdempotencyScope): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('site_id', '=', scope.siteId)
-    .where('client_id', '=', scope.clientId)
-    .where('idempotency_key', '=', scope.key)
+    .where((eb) => eb.and(keyColumns(scope)))
     .where('status', 'is', null)
     .execute();
 }

@@ -1,6 +1,7 @@
 // A site's public catalogue: published courses, their curriculum outline, upcoming public events and the
 // school profile (SPEC 1: the public tools /mcp serves to anonymous callers). Nothing member-only leaks here:
 // unpublished rows and event join links never appear.
+import { type OutlineSection, sectionTree } from './curriculum.repository.js';
 import { sql } from 'kysely';
 import type { SiteScope } from './scope.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
@@ -17,20 +18,6 @@ export interface CourseListing {
   lectureCount: number;
   totalDurationSeconds: number;
   createdAt: number;
-}
-
-export interface OutlineLecture {
-  id: string;
-  position: number;
-  title: string;
-  durationSeconds: number;
-}
-
-export interface OutlineSection {
-  id: string;
-  position: number;
-  title: string;
-  lectures: OutlineLecture[];
 }
 
 export interface CourseOutline {
@@ -158,29 +145,8 @@ export async function findCourseOutline(scope: SiteScope, slug: string): Promise
     .select(['id', 'slug', 'title', 'subtitle', 'description', 'cover_image_url', 'price_cents', 'currency', 'created_at'])
     .executeTakeFirst();
   if (!course) return null;
-  const [sections, lectures] = await Promise.all([
-    scope.db
-      .selectFrom('course_sections')
-      .where('site_id', '=', scope.siteId)
-      .where('course_id', '=', course.id)
-      .select(['id', 'position', 'title'])
-      .orderBy('position')
-      .orderBy('id')
-      .execute(),
-    scope.db
-      .selectFrom('lectures')
-      .where('site_id', '=', scope.siteId)
-      .where('course_id', '=', course.id)
-      .select(['id', 'section_id', 'position', 'title', 'duration_seconds'])
-      .orderBy('position')
-      .orderBy('id')
-      .execute(),
-  ]);
-  const outline: OutlineSection[] = sections.map((s) => ({ id: s.id, position: s.position, title: s.title, lectures: [] }));
-  const bySection = new Map(outline.map((s) => [s.id, s]));
-  for (const l of lectures) {
-    bySection.get(l.section_id)?.lectures.push({ id: l.id, position: l.position, title: l.title, durationSeconds: l.duration_seconds });
-  }
+  const sections = await sectionTree(scope, course.id);
+  const lectures = sections.flatMap((section) => section.lectures);
   return {
     course: {
       id: course.id,
@@ -192,10 +158,10 @@ export async function findCourseOutline(scope: SiteScope, slug: string): Promise
       priceCents: course.price_cents,
       currency: course.currency,
       lectureCount: lectures.length,
-      totalDurationSeconds: lectures.reduce((sum, l) => sum + l.duration_seconds, 0),
+      totalDurationSeconds: lectures.reduce((sum, l) => sum + l.durationSeconds, 0),
       createdAt: course.created_at,
     },
-    sections: outline,
+    sections,
   };
 }
 

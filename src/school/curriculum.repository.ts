@@ -24,15 +24,8 @@ export interface CourseOutline {
   sections: OutlineSection[];
 }
 
-/** The whole tree in two queries; null when the site has no such course. */
-export async function courseOutline(scope: SiteScope, courseId: string): Promise<CourseOutline | null> {
-  const course = await scope.db
-    .selectFrom('courses')
-    .select(['id', 'title'])
-    .where('site_id', '=', scope.siteId)
-    .where('id', '=', courseId)
-    .executeTakeFirst();
-  if (!course) return null;
+/** A course's sections in order, each with its lectures in order: two queries, whatever the size. */
+export async function sectionTree(scope: SiteScope, courseId: string): Promise<OutlineSection[]> {
   const [sections, lectures] = await Promise.all([
     scope.db
       .selectFrom('course_sections')
@@ -57,11 +50,19 @@ export async function courseOutline(scope: SiteScope, courseId: string): Promise
     list.push({ id: l.id, sectionId: l.section_id, position: l.position, title: l.title, durationSeconds: l.duration_seconds });
     bySection.set(l.section_id, list);
   }
-  return {
-    courseId: course.id,
-    title: course.title,
-    sections: sections.map((s) => ({ id: s.id, position: s.position, title: s.title, lectures: bySection.get(s.id) ?? [] })),
-  };
+  return sections.map((s) => ({ id: s.id, position: s.position, title: s.title, lectures: bySection.get(s.id) ?? [] }));
+}
+
+/** The whole tree of a course in any state; null when the site has no such course. */
+export async function courseOutline(scope: SiteScope, courseId: string): Promise<CourseOutline | null> {
+  const course = await scope.db
+    .selectFrom('courses')
+    .select(['id', 'title'])
+    .where('site_id', '=', scope.siteId)
+    .where('id', '=', courseId)
+    .executeTakeFirst();
+  if (!course) return null;
+  return { courseId: course.id, title: course.title, sections: await sectionTree(scope, courseId) };
 }
 
 /** Appends a section at the end of the course (or at `position`, moving later ones down); null without the course. */
