@@ -52,6 +52,18 @@ const bearerErrorSchema = z
   .object({ error: z.string(), error_description: z.string(), scope: z.string().optional() })
   .describe('RFC 6750 bearer error; see WWW-Authenticate');
 
+// Documented under the media types they are sent with, so a client that checks Content-Type against the
+// document finds problems as application/problem+json. 401 and 403 come from the bearer check (RFC 6750
+// JSON beside WWW-Authenticate) or, for a refusal by an operation's own rule, as a problem.
+const PROBLEM = {
+  description: 'RFC 9457 problem details',
+  content: { 'application/problem+json': { schema: problemSchema } },
+};
+const BEARER_OR_PROBLEM = {
+  description: 'An RFC 6750 bearer error from the token check, or a problem from the operation',
+  content: { 'application/json': { schema: bearerErrorSchema }, 'application/problem+json': { schema: problemSchema } },
+};
+
 /** `{id}` path parameters of an operation, in order. */
 function pathParameters(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
@@ -76,7 +88,7 @@ function routeSchema(operation: Operation, method: string, path: string) {
     security: [{ oauth2: [...operation.scopes] }],
     ...(params.length > 0 ? { params: operation.input.pick(mask) } : {}),
     ...(method === 'GET' || method === 'DELETE' ? { querystring: rest } : { body: rest }),
-    response: { [status]: operation.output, 401: bearerErrorSchema, 403: bearerErrorSchema, '4xx': problemSchema, '5xx': problemSchema },
+    response: { [status]: operation.output, 401: BEARER_OR_PROBLEM, 403: BEARER_OR_PROBLEM, '4xx': PROBLEM, '5xx': PROBLEM },
   };
 }
 
