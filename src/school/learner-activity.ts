@@ -4,7 +4,8 @@
 // local day and month keeps a bitmap of the numbers active in it: a range is the OR of a few month
 // bitmaps and the day bitmaps at its ragged ends, and the answer is the count of bits set. A school of
 // 100,000 learners needs 12.5 KB per bitmap; a year is at most 12 month, 8 week and 24 day bitmaps.
-import type { Kysely } from 'kysely';
+import { createHash } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../storage/schema.js';
 
 export const monthOf = (day: string) => day.slice(0, 7);
@@ -92,15 +93,84 @@ export function coveringPeriods(from: string, to: string): string[] {
   return periods;
 }
 
+/** The digest stored beside a bitmap: equal digests, equal bits. */
+export function bitmapDigest(bits: Uint8Array): string {
+  return createHash('sha256').update(bits).digest('base64url').slice(0, 22);
+}
+
+/**
+ * Bitmaps this process has read, by site and period, least recently used first. A past period's bitmap
+ * rarely changes, so the store is asked for bits only where its digest differs from the copy here: every
+ * answer is the stored truth (no invalidation to miss across nodes), and a year's overview moves a few
+ * hundred bytes instead of 550 KB at 100,000 learners. Bounded by bytes, per store.
+ */
+const CACHE_BYTES = 64 * 1024 * 1024;
+interface CachedBitmap {
+  digest: string;
+  bits: Uint8Array;
+}
+class BitmapCache {
+  private readonly entries = new Map<string, CachedBitmap>();
+  private bytes = 0;
+  get(key: string): CachedBitmap | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+  set(key: string, entry: CachedBitmap): void {
+    const before = this.entries.get(key);
+    if (before) this.bytes -= before.bits.length;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.bytes += entry.bits.length;
+    for (const [oldest, value] of this.entries) {
+      if (this.bytes <= CACHE_BYTES) break;
+      this.entries.delete(oldest);
+      this.bytes -= value.bits.length;
+    }
+  }
+}
+const caches = new WeakMap<Kysely<Database>, BitmapCache>();
+
 async function bitmaps(db: Kysely<Database>, siteId: string, periods: readonly string[]): Promise<Map<string, Uint8Array>> {
   if (periods.length === 0) return new Map();
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new BitmapCache();
+    caches.set(db, cache);
+  }
+  const key = (period: string) => `${siteId}\n${period}`;
+  // The copies named in the query, kept here so an eviction while it runs cannot lose one.
+  const held = new Map<string, CachedBitmap>();
+  for (const period of periods) {
+    const entry = cache.get(key(period));
+    if (entry) held.set(period, entry);
+  }
+  const same = [...held].map(([period, entry]) => sql`(period = ${period} and digest = ${entry.digest})`);
+  const bits =
+    same.length === 0 ? sql<Buffer | null>`bits` : sql<Buffer | null>`case when ${sql.join(same, sql` or `)} then null else bits end`;
   const rows = await db
     .selectFrom('activity_bitmaps')
-    .select(['period', 'bits'])
+    .select(['period', 'digest', bits.as('bits')])
     .where('site_id', '=', siteId)
     .where('period', 'in', [...periods])
     .execute();
-  return new Map(rows.map((r) => [r.period, new Uint8Array(r.bits)]));
+  const found = new Map<string, Uint8Array>();
+  for (const row of rows) {
+    const copy = held.get(row.period);
+    if (row.bits === null && copy) {
+      found.set(row.period, copy.bits);
+      continue;
+    }
+    if (row.bits === null) throw new Error(`bitmap ${row.period} was withheld without a copy here`);
+    const fresh = new Uint8Array(row.bits);
+    cache.set(key(row.period), { digest: row.digest, bits: fresh });
+    found.set(row.period, fresh);
+  }
+  return found;
 }
 
 /** Distinct learners active in each of the ranges (inclusive local days), reading each bitmap once. */
@@ -134,7 +204,7 @@ export async function writeActivity(db: Kysely<Database>, siteId: string, active
       .insertInto('learner_numbers')
       .values(numbered.slice(i, i + 500))
       .execute();
-  const rows = [...maps].map(([period, bits]) => ({ site_id: siteId, period, bits: Buffer.from(bits) }));
+  const rows = [...maps].map(([period, bits]) => ({ site_id: siteId, period, bits: Buffer.from(bits), digest: bitmapDigest(bits) }));
   for (let i = 0; i < rows.length; i += 100)
     await db
       .insertInto('activity_bitmaps')

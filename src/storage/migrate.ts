@@ -5,6 +5,7 @@ import * as m002 from './migrations/002-school.js';
 import * as m003 from './migrations/003-expiry-indexes.js';
 import * as m004 from './migrations/004-operator-spine.js';
 import * as m005 from './migrations/005-orders-and-analytics.js';
+import * as m006 from './migrations/006-activity-bitmap-digests.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '003-expiry-indexes': m003,
   '004-operator-spine': m004,
   '005-orders-and-analytics': m005,
+  '006-activity-bitmap-digests': m006,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

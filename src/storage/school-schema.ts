@@ -136,6 +136,8 @@ export interface ActivityBitmapsTable {
   /** A local day (YYYY-MM-DD) or month (YYYY-MM). */
   period: string;
   bits: Buffer;
+  /** A digest of `bits`, so a node holding a copy asks for the bits only when they changed. */
+  digest: string;
 }
 
 export interface LecturersTable {

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as m002 from '../../src/storage/migrations/002-school.js';
 import * as m004 from '../../src/storage/migrations/004-operator-spine.js';
 import * as m005 from '../../src/storage/migrations/005-orders-and-analytics.js';
+import * as m006 from '../../src/storage/migrations/006-activity-bitmap-digests.js';
+import { bitmapDigest } from '../../src/school/learner-activity.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
 
@@ -105,8 +107,20 @@ for (const dialect of DIALECTS) {
       ).rejects.toThrow();
     });
 
+    it('gives bitmaps stored before migration 006 the digest their bits have, so no node trusts a missing one', async () => {
+      await m006.down(s.db);
+      const bits = Buffer.from([0b1011, 0, 0xff, 7, 1]);
+      // biome-ignore lint/suspicious/noExplicitAny: the table as migration 005 left it, without the digest column
+      await (s.db as any).insertInto('activity_bitmaps').values({ site_id: 'site_a', period: '2026-03', bits }).execute();
+      await m006.up(s.db);
+      const row = await s.db.selectFrom('activity_bitmaps').select(['digest']).where('period', '=', '2026-03').executeTakeFirstOrThrow();
+      expect(row.digest).toBe(bitmapDigest(bits));
+      await s.db.deleteFrom('activity_bitmaps').execute();
+    });
+
     it('drops the school tables on down and recreates them on up', async () => {
       // The later migrations that reference the school tables go first, as the migrator would take them.
+      await m006.down(s.db);
       await m005.down(s.db);
       await m004.down(s.db);
       await m002.down(s.db);
@@ -116,6 +130,7 @@ for (const dialect of DIALECTS) {
       await m002.up(s.db);
       await m004.up(s.db);
       await m005.up(s.db);
+      await m006.up(s.db);
       tables = (await s.db.introspection.getTables()).map((t) => t.name);
       expect(tables).toEqual(expect.arrayContaining(SCHOOL_TABLES));
     });
