@@ -24,12 +24,16 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DAY = 86_400_000;
 const POSTGRES_ADMIN = process.env.SCHOOLGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/** BENCH_PROFILE=<dir> writes a V8 CPU profile of the server; OPERATOR_DIALECTS=postgres measures one store. */
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+const MEASURED = (process.env.OPERATOR_DIALECTS ?? 'sqlite,postgres').split(',') as Array<'sqlite' | 'postgres'>;
+
 /** PostgreSQL is measured as it is deployed, with Redis (BENCH_REDIS_URL= to measure it without). */
 const REDIS_FOR_POSTGRES = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
 
 async function startServer(databaseUrl: string, redisUrl: string): Promise<{ child: ChildProcess; origin: string }> {
   const child = fork(fileURLToPath(new URL('./app-server.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
     stdio: 'inherit',
     env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_REDIS_URL: redisUrl },
   });
@@ -182,6 +186,8 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
     url.pathname = `/${name}`;
     databaseUrl = url.toString();
     drop = async () => {
+      // OPERATOR_KEEP_DATABASE=1 leaves the grown database for EXPLAIN and profiling.
+      if (process.env.OPERATOR_KEEP_DATABASE) return console.log(`kept ${databaseUrl}`);
       const c = new pg.Client({ connectionString: POSTGRES_ADMIN });
       await c.connect();
       await c.query(`drop database if exists ${name} with (force)`);
@@ -216,7 +222,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
 }
 
 const rows: string[] = [];
-for (const dialect of ['sqlite', 'postgres'] as const) {
+for (const dialect of MEASURED) {
   for (const [path, r] of await run(dialect)) {
     rows.push(
       `| ${dialect === 'postgres' && REDIS_FOR_POSTGRES ? 'postgres + redis' : dialect} | \`${path.replace(/from=[^&]+&to=.*/, 'from=<a year ago>&to=<today>')}\` | ${r.requests.average.toFixed(0)} | ${r.latency.p99} ms | ${r.latency.p99 < 50 ? 'meets' : 'ABOVE'} (50 ms) | ${r.non2xx} |`,
