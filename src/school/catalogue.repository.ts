@@ -165,13 +165,14 @@ export async function findCourseOutline(scope: SiteScope, slug: string): Promise
   };
 }
 
-/** The public, published events of a site that have not ended at `now`: the list's and the total's filter. */
+/** The public, published, not cancelled events of a site that have not ended at `now`: the list's and the total's filter. */
 function upcomingPublicEvents(scope: SiteScope, now: number) {
   return scope.db
     .selectFrom('events')
     .where('site_id', '=', scope.siteId)
     .where('published', '=', 1)
     .where('is_public', '=', 1)
+    .where('cancelled_at', 'is', null)
     .where('ends_at', '>', now);
 }
 
@@ -228,6 +229,7 @@ export async function findSchoolProfile(scope: SiteScope, now: number): Promise<
       .where('site_id', '=', scope.siteId)
       .where('published', '=', 1)
       .where('is_public', '=', 1)
+      .where('cancelled_at', 'is', null)
       .where('ends_at', '>', now)
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow(),

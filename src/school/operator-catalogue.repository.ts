@@ -23,21 +23,6 @@ export interface OperatorCourse {
 
 export type CourseState = 'draft' | 'published' | 'archived';
 
-export interface OperatorEvent {
-  id: string;
-  slug: string;
-  title: string;
-  description: string;
-  startsAt: number;
-  endsAt: number;
-  timeZone: string;
-  location: string | null;
-  joinUrl: string | null;
-  isPublic: boolean;
-  published: boolean;
-  registrationCount: number;
-}
-
 export interface CourseDraft {
   slug: string;
   title: string;
@@ -48,7 +33,6 @@ export interface CourseDraft {
 }
 
 const COURSES = 'operator_courses';
-const EVENTS = 'operator_events';
 
 const COURSE_COLUMNS = [
   'id',
@@ -179,58 +163,4 @@ export async function createCourseDraft(scope: SiteScope, draft: CourseDraft, no
     .onConflict((oc) => oc.columns(['site_id', 'slug']).doNothing())
     .execute();
   return findCourseById(scope, id);
-}
-
-/** Every event of the site, published or not, public or members-only, latest start first. */
-export async function listAllEvents(scope: SiteScope, request: PageRequest): Promise<Page<OperatorEvent>> {
-  const { size, after } = pageQuery(EVENTS, request);
-  const rows = await scope.db
-    .selectFrom('events')
-    .where('site_id', '=', scope.siteId)
-    .$if(after !== null, (qb) =>
-      qb.where((eb) => eb.or([eb('starts_at', '<', after!.sort), eb.and([eb('starts_at', '=', after!.sort), eb('id', '<', after!.id)])])),
-    )
-    .select(['id', 'slug', 'title', 'description', 'starts_at', 'ends_at', 'time_zone', 'location', 'join_url', 'is_public', 'published'])
-    .orderBy('starts_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(size + 1)
-    .execute();
-  const ids = rows.slice(0, size).map((r) => r.id);
-  const registrations = new Map<string, number>();
-  if (ids.length > 0) {
-    const counts = await scope.db
-      .selectFrom('event_registrations')
-      .where('site_id', '=', scope.siteId)
-      .where('event_id', 'in', ids)
-      .groupBy('event_id')
-      .select((eb) => ['event_id', eb.fn.countAll().as('n')])
-      .execute();
-    for (const c of counts) registrations.set(c.event_id, Number(c.n));
-  }
-  const events = rows.map(
-    (row): OperatorEvent => ({
-      id: row.id,
-      slug: row.slug,
-      title: row.title,
-      description: row.description,
-      startsAt: row.starts_at,
-      endsAt: row.ends_at,
-      timeZone: row.time_zone,
-      location: row.location,
-      joinUrl: row.join_url,
-      isPublic: row.is_public === 1,
-      published: row.published === 1,
-      registrationCount: registrations.get(row.id) ?? 0,
-    }),
-  );
-  return toPage(EVENTS, events, size, (e) => ({ sort: e.startsAt, id: e.id }));
-}
-
-export async function countAllEvents(scope: SiteScope): Promise<number> {
-  const row = await scope.db
-    .selectFrom('events')
-    .where('site_id', '=', scope.siteId)
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }

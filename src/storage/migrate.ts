@@ -6,6 +6,7 @@ import * as m003 from './migrations/003-expiry-indexes.js';
 import * as m004 from './migrations/004-operator-spine.js';
 import * as m005 from './migrations/005-orders-and-analytics.js';
 import * as m006 from './migrations/006-activity-bitmap-digests.js';
+import * as m007 from './migrations/007-event-management.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '004-operator-spine': m004,
   '005-orders-and-analytics': m005,
   '006-activity-bitmap-digests': m006,
+  '007-event-management': m007,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -249,6 +249,10 @@ export interface EventsTable {
   is_public: number;
   published: number;
   created_at: number;
+  /** When an operator cancelled it; the row and its registrations stay as the record. */
+  cancelled_at: number | null;
+  cancel_reason: string | null;
+  updated_at: number | null;
 }
 
 export interface EventRegistrationsTable {

@@ -28,7 +28,7 @@ const PUBLIC_TOOLS = ['get_course', 'get_school', 'list_upcoming_events', 'searc
 const OPERATOR_READ_SCOPE = 'courses:read students:read events:read';
 /** The lists among them, callable without arguments. */
 const OPERATOR_LIST_TOOLS = ['list_courses', 'list_events', 'list_students'];
-const OPERATOR_READ_TOOLS = [...OPERATOR_LIST_TOOLS, 'get_student', 'list_course_enrollments'];
+const OPERATOR_READ_TOOLS = [...OPERATOR_LIST_TOOLS, 'get_student', 'list_course_enrollments', 'list_event_registrations'];
 /** The client's loopback callback. Nothing listens there: the Person stops at the redirect to it. */
 const REDIRECT_URL = 'http://127.0.0.1:61234/callback';
 const CIMD_PATH = '/mcp-client.json';

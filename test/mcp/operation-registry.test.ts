@@ -77,6 +77,7 @@ describe('the operation registry', () => {
       'get_student',
       'list_course_enrollments',
       'list_events',
+      'list_event_registrations',
     ]);
   });
 

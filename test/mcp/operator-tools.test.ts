@@ -3,7 +3,8 @@
 // and creating a course draft that stays unpublished and is returned as stored.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countAllCourses, countAllEvents } from '../../src/school/operator-catalogue.repository.js';
+import { countAllCourses } from '../../src/school/operator-catalogue.repository.js';
+import { countAllEvents } from '../../src/school/operator-events.repository.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { connectMcp, demoSiteIds, errorText, structured, toolNames } from '../helpers/mcp.js';
@@ -66,6 +67,7 @@ for (const dialect of DIALECTS) {
           'get_student',
           'list_course_enrollments',
           'list_courses',
+          'list_event_registrations',
           'list_events',
           'list_students',
           'publish_course',

@@ -152,6 +152,21 @@ for (const dialect of DIALECTS) {
 
       // School, events and the audit log the writes above filled.
       await drive('GET', '/events?limit=10');
+      const soon = Date.now() + 7 * 86_400_000;
+      const event = id(
+        (
+          await drive('POST', '/events', {
+            title: 'Schema Check Evening',
+            startsAt: new Date(soon).toISOString(),
+            endsAt: new Date(soon + 7_200_000).toISOString(),
+            joinUrl: 'https://meet.example.com/schema',
+          })
+        ).event,
+      );
+      await drive('GET', `/events/${event}`);
+      await drive('PATCH', `/events/${event}`, { published: true, location: 'Online' });
+      await drive('GET', `/events/${event}/registrations?limit=10`);
+      await drive('POST', `/events/${event}/cancel`, { reason: 'Schema check over.' });
       await drive('GET', '/school');
       await drive('PATCH', '/school', { contactEmail: 'office@demo.test' });
       expect(items(await drive('GET', '/audit_events?limit=20')).length).toBeGreaterThan(0);

@@ -50,8 +50,8 @@ function courseOut(course: OperatorCourse): z.output<typeof operatorCourse> {
 const COURSE_TEXT = ['course.title', 'course.subtitle', 'course.description'];
 const courseId = z.string().min(1).max(64).describe('The course id (crs_…).');
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
-const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const slugField = z.string().max(80).regex(SLUG, 'lowercase letters, digits and single hyphens, e.g. "intro-to-sql"');
+export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const slugField = z.string().max(80).regex(SLUG, 'lowercase letters, digits and single hyphens, e.g. "intro-to-sql"');
 const currencyField = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as EUR');
 
 /** The course, or the not-found error every door answers for an id of nothing or of another site. */

@@ -4,7 +4,7 @@ import type { Operation } from '../operation.js';
 import { ANALYTICS_OPERATIONS } from './analytics.js';
 import { COURSE_OPERATIONS } from './courses.js';
 import { CURRICULUM_OPERATIONS } from './curriculum.js';
-import { listEvents } from './events.js';
+import { EVENT_OPERATIONS } from './events.js';
 import { LECTURER_OPERATIONS } from './lecturers.js';
 import { MEMBER_ADMIN_OPERATIONS } from './members.js';
 import { ORDER_OPERATIONS } from './orders.js';
@@ -17,7 +17,7 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...STUDENT_OPERATIONS,
   ...MEMBER_ADMIN_OPERATIONS,
   ...LECTURER_OPERATIONS,
-  listEvents,
+  ...EVENT_OPERATIONS,
   ...SCHOOL_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...ORDER_OPERATIONS,

@@ -22,7 +22,7 @@ async function settingsOut(ctx: OperationContext) {
   return { school: { ...found, updatedAt: found.updatedAt === null ? null : iso(found.updatedAt) } };
 }
 
-function validTimeZone(zone: string): boolean {
+export function validTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
     return true;
