@@ -7,6 +7,7 @@ import * as m004 from './migrations/004-operator-spine.js';
 import * as m005 from './migrations/005-orders-and-analytics.js';
 import * as m006 from './migrations/006-activity-bitmap-digests.js';
 import * as m007 from './migrations/007-event-management.js';
+import * as m008 from './migrations/008-coupons.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '005-orders-and-analytics': m005,
   '006-activity-bitmap-digests': m006,
   '007-event-management': m007,
+  '008-coupons': m008,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

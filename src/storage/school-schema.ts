@@ -67,6 +67,31 @@ export interface EnrollmentsTable {
 export type OrderStatus = 'paid' | 'partially_refunded' | 'refunded';
 export type ProductType = 'course' | 'digital_product';
 
+export interface CouponsTable {
+  id: string;
+  site_id: string;
+  /** Upper case; codes match without regard to case. */
+  code: string;
+  /** Exactly one of percent_off and amount_off_cents (with currency) is set. */
+  percent_off: number | null;
+  amount_off_cents: number | null;
+  currency: string | null;
+  max_redemptions: number | null;
+  expires_at: number | null;
+  disabled_at: number | null;
+  batch_id: string | null;
+  created_at: number;
+  updated_at: number | null;
+}
+
+/** The products a coupon applies to; a coupon without rows applies to every product. */
+export interface CouponProductsTable {
+  coupon_id: string;
+  site_id: string;
+  product_type: ProductType;
+  product_id: string;
+}
+
 export interface OrdersTable {
   id: string;
   site_id: string;
@@ -285,6 +310,8 @@ export interface NotificationSubscriptionsTable {
 }
 
 export interface SchoolTables {
+  coupons: CouponsTable;
+  coupon_products: CouponProductsTable;
   orders: OrdersTable;
   order_lines: OrderLinesTable;
   payments: PaymentsTable;

@@ -150,6 +150,16 @@ for (const dialect of DIALECTS) {
       await drive('PUT', `/courses/${draft}/lecturers`, { lecturerIds: [] });
       await drive('DELETE', `/lecturers/${lecturer}`);
 
+      // Coupons.
+      await drive('GET', '/coupons?limit=10');
+      const coupon = id(
+        (await drive('POST', '/coupons', { code: 'SCHEMA10', percentOff: 10, products: [{ type: 'course', id: draft }] })).coupon,
+      );
+      await drive('GET', `/coupons/${coupon}`);
+      await drive('PATCH', `/coupons/${coupon}`, { maxRedemptions: 5, expiresAt: '2031-01-01T00:00:00Z' });
+      await drive('POST', '/coupons/bulk', { count: 3, prefix: 'SC-', amountOffCents: 500, currency: 'EUR' });
+      await drive('POST', `/coupons/${coupon}/disable`);
+
       // School, events and the audit log the writes above filled.
       await drive('GET', '/events?limit=10');
       const soon = Date.now() + 7 * 86_400_000;

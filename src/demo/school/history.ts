@@ -40,6 +40,24 @@ async function insertAll<T extends keyof Database & string>(
   }
 }
 
+function coupon(siteId: string, id: string, code: string, terms: Record<string, unknown>, createdAt: number): Record<string, unknown> {
+  return {
+    id,
+    site_id: siteId,
+    code,
+    percent_off: null,
+    amount_off_cents: null,
+    currency: null,
+    max_redemptions: null,
+    expires_at: null,
+    disabled_at: null,
+    batch_id: null,
+    created_at: createdAt,
+    updated_at: null,
+    ...terms,
+  };
+}
+
 export async function seedDemoHistory(db: Kysely<Database>, siteId: string, now: number, passwordHash: string): Promise<void> {
   const next = random(20260301);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
@@ -83,6 +101,25 @@ export async function seedDemoHistory(db: Kysely<Database>, siteId: string, now:
     })
     .onConflict((oc) => oc.doNothing())
     .execute();
+
+  // The coupons operators see: SPRING20 is the code the year's orders below use, so its redemption count
+  // is theirs; a capped welcome code with an expiry, and a retired fixed-amount code for the first course.
+  await insertAll(db, 'coupons', [
+    coupon(siteId, 'cpn_demo_spring20', 'SPRING20', { percent_off: 20 }, now - DAYS * DAY),
+    coupon(
+      siteId,
+      'cpn_demo_welcome10',
+      'WELCOME10',
+      { percent_off: 10, max_redemptions: 200, expires_at: now + 90 * DAY },
+      now - 30 * DAY,
+    ),
+    coupon(siteId, 'cpn_demo_launch15', 'LAUNCH15', { amount_off_cents: 1500, currency, disabled_at: now - 60 * DAY }, now - 200 * DAY),
+  ]);
+  const firstCourse = courses[0];
+  if (firstCourse)
+    await insertAll(db, 'coupon_products', [
+      { coupon_id: 'cpn_demo_launch15', site_id: siteId, product_type: 'course', product_id: firstCourse.id },
+    ]);
 
   // Learners joined over the year, a few every week.
   const learners = Array.from({ length: LEARNERS }, (_, i) => {

@@ -2,6 +2,7 @@
 // tools/list show them. A family is one file of this folder.
 import type { Operation } from '../operation.js';
 import { ANALYTICS_OPERATIONS } from './analytics.js';
+import { COUPON_OPERATIONS } from './coupons.js';
 import { COURSE_OPERATIONS } from './courses.js';
 import { CURRICULUM_OPERATIONS } from './curriculum.js';
 import { EVENT_OPERATIONS } from './events.js';
@@ -18,6 +19,7 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...MEMBER_ADMIN_OPERATIONS,
   ...LECTURER_OPERATIONS,
   ...EVENT_OPERATIONS,
+  ...COUPON_OPERATIONS,
   ...SCHOOL_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...ORDER_OPERATIONS,
