@@ -88,6 +88,13 @@ export function pageQuery(list: string, request: PageRequest): PageQuery {
 
 /** Builds the page from up to `size + 1` rows fetched in list order. */
 export function toPage<T>(list: string, rows: readonly T[], size: number, keyOf: (row: T) => PageKey): Page<T> {
-  const edges = rows.slice(0, size).map((node) => ({ cursor: encodeCursor(list, keyOf(node)), node }));
-  return { edges, hasNextPage: rows.length > size, endCursor: edges.at(-1)?.cursor ?? null };
+  // Edge cursors are written when read: the operator API and the tools only ever read the last one.
+  const edges = rows.slice(0, size).map((node) => ({
+    node,
+    get cursor() {
+      return encodeCursor(list, keyOf(node));
+    },
+  }));
+  const last = rows[Math.min(size, rows.length) - 1];
+  return { edges, hasNextPage: rows.length > size, endCursor: last === undefined ? null : encodeCursor(list, keyOf(last)) };
 }
