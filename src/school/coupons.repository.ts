@@ -3,14 +3,11 @@
 // counted when read, so the count cannot drift from the orders (an index on (site, coupon_code) keeps
 // that a lookup). Codes are stored upper case and match without regard to case.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ProductType } from '../storage/school-schema.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
+import type { ProductRef } from './products.repository.js';
 import type { SiteScope } from './scope.js';
 
-export interface CouponProduct {
-  type: ProductType;
-  id: string;
-}
+export type CouponProduct = ProductRef;
 
 export type CouponState = 'active' | 'disabled' | 'expired' | 'used_up';
 
@@ -167,26 +164,6 @@ export async function findCoupon(scope: SiteScope, id: string): Promise<Coupon |
     .executeTakeFirst();
   if (!row) return null;
   return (await complete(scope, [row]))[0] ?? null;
-}
-
-/** The products of a list that this site does not have, by their index in the list. */
-export async function unknownProducts(scope: SiteScope, products: readonly CouponProduct[]): Promise<number[]> {
-  const wanted = (type: ProductType) => products.filter((p) => p.type === type).map((p) => p.id);
-  const [courses, digital] = await Promise.all([
-    wanted('course').length === 0
-      ? []
-      : scope.db.selectFrom('courses').select('id').where('site_id', '=', scope.siteId).where('id', 'in', wanted('course')).execute(),
-    wanted('digital_product').length === 0
-      ? []
-      : scope.db
-          .selectFrom('digital_products')
-          .select('id')
-          .where('site_id', '=', scope.siteId)
-          .where('id', 'in', wanted('digital_product'))
-          .execute(),
-  ]);
-  const known = new Set([...courses.map((c) => `course:${c.id}`), ...digital.map((d) => `digital_product:${d.id}`)]);
-  return products.flatMap((p, i) => (known.has(`${p.type}:${p.id}`) ? [] : [i]));
 }
 
 async function writeProducts(scope: SiteScope, couponIds: readonly string[], products: readonly CouponProduct[]): Promise<void> {

@@ -8,6 +8,7 @@ import * as m005 from './migrations/005-orders-and-analytics.js';
 import * as m006 from './migrations/006-activity-bitmap-digests.js';
 import * as m007 from './migrations/007-event-management.js';
 import * as m008 from './migrations/008-coupons.js';
+import * as m009 from './migrations/009-plans-and-subscriptions.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '006-activity-bitmap-digests': m006,
   '007-event-management': m007,
   '008-coupons': m008,
+  '009-plans-and-subscriptions': m009,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -92,6 +92,44 @@ export interface CouponProductsTable {
   product_id: string;
 }
 
+export interface MembershipPlansTable {
+  id: string;
+  site_id: string;
+  name: string;
+  description: string;
+  price_cents: number;
+  currency: string;
+  /** month, year or one_time. */
+  billing_interval: string;
+  /** Days of access a payment gives; null: while the subscription runs (for good, one-time). */
+  access_days: number | null;
+  archived_at: number | null;
+  created_at: number;
+  updated_at: number | null;
+}
+
+/** The courses and products a plan includes. */
+export interface PlanProductsTable {
+  plan_id: string;
+  site_id: string;
+  product_type: ProductType;
+  product_id: string;
+}
+
+export interface SubscriptionsTable {
+  id: string;
+  site_id: string;
+  person_id: string;
+  plan_id: string;
+  started_at: number;
+  current_period_end: number;
+  /** 1: ends when the current period does. */
+  cancel_at_period_end: number;
+  cancelled_at: number | null;
+  ended_at: number | null;
+  created_at: number;
+}
+
 export interface OrdersTable {
   id: string;
   site_id: string;
@@ -311,6 +349,9 @@ export interface NotificationSubscriptionsTable {
 
 export interface SchoolTables {
   coupons: CouponsTable;
+  membership_plans: MembershipPlansTable;
+  plan_products: PlanProductsTable;
+  subscriptions: SubscriptionsTable;
   coupon_products: CouponProductsTable;
   orders: OrdersTable;
   order_lines: OrderLinesTable;

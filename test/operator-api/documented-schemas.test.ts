@@ -160,6 +160,27 @@ for (const dialect of DIALECTS) {
       await drive('POST', '/coupons/bulk', { count: 3, prefix: 'SC-', amountOffCents: 500, currency: 'EUR' });
       await drive('POST', `/coupons/${coupon}/disable`);
 
+      // Membership plans and subscriptions.
+      await drive('GET', '/membership_plans');
+      const plan = id(
+        (
+          await drive('POST', '/membership_plans', {
+            name: 'Schema plan',
+            priceCents: 1000,
+            currency: 'EUR',
+            interval: 'month',
+            products: [{ type: 'course', id: draft }],
+          })
+        ).plan,
+      );
+      await drive('GET', `/membership_plans/${plan}`);
+      await drive('PATCH', `/membership_plans/${plan}`, { accessDays: 31 });
+      await drive('POST', `/membership_plans/${plan}/archive`);
+      const subscription = id(items(await drive('GET', '/subscriptions?status=active&limit=5'))[0]);
+      await drive('GET', `/subscriptions/${subscription}`);
+      await drive('POST', `/subscriptions/${subscription}/cancel`);
+      await drive('POST', `/subscriptions/${subscription}/resume`);
+
       // School, events and the audit log the writes above filled.
       await drive('GET', '/events?limit=10');
       const soon = Date.now() + 7 * 86_400_000;

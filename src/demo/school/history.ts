@@ -248,5 +248,81 @@ export async function seedDemoHistory(db: Kysely<Database>, siteId: string, now:
   await insertAll(db, 'refunds', refunds);
   await insertAll(db, 'enrollments', enrollments);
   await insertAll(db, 'lecture_progress', progress);
+  await seedMemberships(db, siteId, now, courses, learners);
   await rebuildRollups(db, siteId);
+}
+
+/**
+ * Membership plans and a year of subscriptions to them, from a generator of their own so the order
+ * history above stays as it was: running, set to end, ended and unpaid ones, for the lists to mean something.
+ */
+async function seedMemberships(
+  db: Kysely<Database>,
+  siteId: string,
+  now: number,
+  courses: ReadonlyArray<{ id: string; currency: string }>,
+  learners: ReadonlyArray<{ id: string; joined: number }>,
+): Promise<void> {
+  const next = random(20260401);
+  const currency = courses[0]?.currency ?? 'EUR';
+  const plan = (id: string, name: string, price: number, interval: string, access: number | null, archived: number | null) => ({
+    id,
+    site_id: siteId,
+    name,
+    description: `${name}: every course of Demo Academy while it runs.`,
+    price_cents: price,
+    currency,
+    billing_interval: interval,
+    access_days: access,
+    archived_at: archived,
+    created_at: now - DAYS * DAY,
+    updated_at: archived,
+  });
+  await insertAll(db, 'membership_plans', [
+    plan('pln_demo_monthly', 'All-access monthly', 1900, 'month', null, null),
+    plan('pln_demo_yearly', 'All-access yearly', 19000, 'year', null, null),
+    plan('pln_demo_starter', 'Starter pass', 4900, 'one_time', 365, now - 90 * DAY),
+  ]);
+  await insertAll(
+    db,
+    'plan_products',
+    ['pln_demo_monthly', 'pln_demo_yearly']
+      .flatMap((planId) => courses.map((c) => ({ plan_id: planId, site_id: siteId, product_type: 'course', product_id: c.id })))
+      .concat(courses.slice(0, 2).map((c) => ({ plan_id: 'pln_demo_starter', site_id: siteId, product_type: 'course', product_id: c.id }))),
+  );
+  const subscriptions: Record<string, unknown>[] = [];
+  for (let i = 0; i < 36; i++) {
+    const learner = learners[(i * 7) % learners.length];
+    if (!learner) continue;
+    const yearly = next() < 0.3;
+    const period = (yearly ? 365 : 30) * DAY;
+    const started = Math.min(now - DAY, learner.joined + Math.floor(next() * 30 * DAY));
+    const periods = Math.max(1, Math.ceil((now - started) / period));
+    const fate = next();
+    const row = {
+      id: `sub_demo_${String(i + 1).padStart(3, '0')}`,
+      site_id: siteId,
+      person_id: learner.id,
+      plan_id: yearly ? 'pln_demo_yearly' : 'pln_demo_monthly',
+      started_at: started,
+      current_period_end: started + periods * period,
+      cancel_at_period_end: 0,
+      cancelled_at: null as number | null,
+      ended_at: null as number | null,
+      created_at: started,
+    };
+    if (fate < 0.15) {
+      const ended = started + Math.floor(next() * (now - started));
+      row.ended_at = ended;
+      row.cancelled_at = ended;
+      row.current_period_end = started + Math.max(1, Math.ceil((ended - started) / period)) * period;
+    } else if (fate < 0.3) {
+      row.cancel_at_period_end = 1;
+      row.cancelled_at = now - Math.floor((1 + next() * 5) * DAY);
+    } else if (fate < 0.38) {
+      row.current_period_end = now - Math.floor((1 + next() * 5) * DAY);
+    }
+    subscriptions.push(row);
+  }
+  await insertAll(db, 'subscriptions', subscriptions);
 }

@@ -15,11 +15,11 @@ import {
   disableCoupon,
   findCoupon,
   listCoupons,
-  unknownProducts,
   updateCoupon,
 } from '../../school/coupons.repository.js';
 import { instant, instantOrNull, iso, isoOrNull, pagedOutput, pageInput, pageRequest, paged } from '../lists.js';
 import { defineOperation, type Operation, type OperationContext, OperationError, READ_ONLY } from '../operation.js';
+import { checkProducts, productRef, productsInput } from './products.js';
 import { siteScope } from './site-scope.js';
 
 const MAX_BATCH = 1000;
@@ -32,9 +32,7 @@ export const operatorCoupon = z.object({
   currency: z.string().nullable(),
   maxRedemptions: z.number().int().nullable().describe('How many orders may use it; null: no cap.'),
   expiresAt: instantOrNull('When it stops working; null: never'),
-  products: z
-    .array(z.object({ type: z.enum(['course', 'digital_product']), id: z.string() }))
-    .describe('The products it applies to; empty: every product.'),
+  products: z.array(productRef).describe('The products it applies to; empty: every product.'),
   redemptionCount: z.number().int().describe('Orders that used it.'),
   state: z.enum(['active', 'disabled', 'expired', 'used_up']),
   batchId: z.string().nullable().describe('The bulk creation that made it, if one did.'),
@@ -65,10 +63,9 @@ function couponOut(coupon: Coupon, now: number): z.output<typeof operatorCoupon>
 const couponId = z.string().min(1).max(64).describe('The coupon id (cpn_…).');
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 const CODE = /^[A-Za-z0-9][A-Za-z0-9_-]{2,39}$/;
-const productsField = z
-  .array(z.object({ type: z.enum(['course', 'digital_product']), id: z.string().min(1).max(64) }).strict())
-  .max(100)
-  .describe('The products it applies to, e.g. [{"type":"course","id":"crs_…"}]; omitted or empty: every product.');
+const productsField = productsInput.describe(
+  'The products it applies to, e.g. [{"type":"course","id":"crs_…"}]; omitted or empty: every product.',
+);
 const terms = {
   percentOff: z.number().int().min(1).max(100).optional().describe('Percent off, 1 to 100. Give this or amountOffCents.'),
   amountOffCents: z.number().int().min(1).max(100_000_000).optional().describe('Minor units off. Give this or percentOff.'),
@@ -90,16 +87,6 @@ type TermsInput = {
   expiresAt?: string | undefined;
   products?: CouponProduct[] | undefined;
 };
-
-async function checkProducts(ctx: OperationContext, products: readonly CouponProduct[]): Promise<void> {
-  const unknown = await unknownProducts(siteScope(ctx), products);
-  if (unknown.length > 0)
-    throw new OperationError(
-      'invalid_argument',
-      'Some products are not products of this school.',
-      unknown.map((i) => ({ pointer: `/products/${i}/id`, detail: 'no such product here' })),
-    );
-}
 
 /** The terms of a new coupon, checked: one kind of discount, a currency with an amount, a future expiry. */
 async function termsOf(ctx: OperationContext, input: TermsInput): Promise<CouponTerms> {

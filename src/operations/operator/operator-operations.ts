@@ -8,6 +8,7 @@ import { CURRICULUM_OPERATIONS } from './curriculum.js';
 import { EVENT_OPERATIONS } from './events.js';
 import { LECTURER_OPERATIONS } from './lecturers.js';
 import { MEMBER_ADMIN_OPERATIONS } from './members.js';
+import { MEMBERSHIP_OPERATIONS } from './memberships.js';
 import { ORDER_OPERATIONS } from './orders.js';
 import { SCHOOL_OPERATIONS } from './school.js';
 import { STUDENT_OPERATIONS } from './students.js';
@@ -20,6 +21,7 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...LECTURER_OPERATIONS,
   ...EVENT_OPERATIONS,
   ...COUPON_OPERATIONS,
+  ...MEMBERSHIP_OPERATIONS,
   ...SCHOOL_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...ORDER_OPERATIONS,
