@@ -25,6 +25,7 @@ import { Throttle } from './throttle/throttle.js';
 import { BackChannelLimits } from './oauth/token/back-channel-limits.js';
 import { Metrics } from './observability/metrics.js';
 import { Janitor, janitorOptions } from './maintenance/janitor.js';
+import { PostAnnouncer } from './maintenance/post-announcer.js';
 import { ConfirmationTokens } from './operations/confirmation.js';
 
 export interface Services {
@@ -45,6 +46,8 @@ export interface Services {
   confirmations: ConfirmationTokens;
   /** Purges what has expired; `serve` schedules it. */
   janitor: Janitor;
+  /** Tells members about posts that became published; `serve` schedules it. */
+  postAnnouncer: PostAnnouncer;
   /** Prometheus metrics of this application. */
   metrics: Metrics;
   /** Rate budgets, shared through Redis when configured. */
@@ -131,6 +134,7 @@ export function createServices(deps: AppDeps): Services {
     redis,
     throttle,
     metrics,
+    postAnnouncer: new PostAnnouncer(db, clock),
     janitor: new Janitor(
       db,
       deps.store.dialect,

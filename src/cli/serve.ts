@@ -105,6 +105,9 @@ ${ENV_HELP}
 
       const { interval_seconds } = config.platform.janitor;
       if (interval_seconds > 0) app.services.janitor.start(interval_seconds * 1000, (err) => app.log.error({ err }, 'janitor run failed'));
+      const scheduler = config.platform.scheduler.interval_seconds;
+      if (scheduler > 0)
+        app.services.postAnnouncer.start(scheduler * 1000, (err) => app.log.error({ err }, 'announcing published posts failed'));
 
       // Read before printing, so the whole summary is written at once (readers wait for "listening on").
       const sites = await listSites(store.db);
@@ -132,6 +135,7 @@ ${ENV_HELP}
       const grace = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
       try {
         await app.services.janitor.stop();
+        await app.services.postAnnouncer.stop();
         await app.close();
         metricsListener?.closeAllConnections();
         await new Promise((resolve) => (metricsListener ? metricsListener.close(resolve) : resolve(undefined)));

@@ -80,6 +80,12 @@ const platformSchema = z
         share: z.number().gt(0).max(1).default(0.25),
       })
       .prefault({}),
+    scheduler: z
+      .object({
+        /** Seconds between looks for posts that became published, to tell members; 0 turns it off. */
+        interval_seconds: z.number().int().min(0).default(15),
+      })
+      .prefault({}),
     limits: z
       .object({
         body_bytes: z

@@ -9,6 +9,7 @@ import * as m006 from './migrations/006-activity-bitmap-digests.js';
 import * as m007 from './migrations/007-event-management.js';
 import * as m008 from './migrations/008-coupons.js';
 import * as m009 from './migrations/009-plans-and-subscriptions.js';
+import * as m010 from './migrations/010-posts.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '007-event-management': m007,
   '008-coupons': m008,
   '009-plans-and-subscriptions': m009,
+  '010-posts': m010,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

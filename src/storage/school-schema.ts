@@ -130,6 +130,21 @@ export interface SubscriptionsTable {
   created_at: number;
 }
 
+export interface PostsTable {
+  id: string;
+  site_id: string;
+  slug: string;
+  title: string;
+  body: string;
+  author_person_id: string | null;
+  /** Null: a draft; in the future: scheduled; past: published. */
+  publish_at: number | null;
+  /** When its announcement went to the members' inboxes; null until then. */
+  announced_at: number | null;
+  created_at: number;
+  updated_at: number | null;
+}
+
 export interface OrdersTable {
   id: string;
   site_id: string;
@@ -349,6 +364,7 @@ export interface NotificationSubscriptionsTable {
 
 export interface SchoolTables {
   coupons: CouponsTable;
+  posts: PostsTable;
   membership_plans: MembershipPlansTable;
   plan_products: PlanProductsTable;
   subscriptions: SubscriptionsTable;

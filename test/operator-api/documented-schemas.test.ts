@@ -181,6 +181,14 @@ for (const dialect of DIALECTS) {
       await drive('POST', `/subscriptions/${subscription}/cancel`);
       await drive('POST', `/subscriptions/${subscription}/resume`);
 
+      // Posts.
+      const post = id((await drive('POST', '/posts', { title: 'Schema news', body: 'Checked.' })).post);
+      await drive('GET', '/posts?state=draft');
+      await drive('GET', `/posts/${post}`);
+      await drive('PATCH', `/posts/${post}`, { body: 'Checked twice.' });
+      await drive('POST', `/posts/${post}/publish`, { publishAt: '2031-01-01T00:00:00Z' });
+      await drive('DELETE', `/posts/${post}`);
+
       // School, events and the audit log the writes above filled.
       await drive('GET', '/events?limit=10');
       const soon = Date.now() + 7 * 86_400_000;

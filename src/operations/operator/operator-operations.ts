@@ -10,6 +10,7 @@ import { LECTURER_OPERATIONS } from './lecturers.js';
 import { MEMBER_ADMIN_OPERATIONS } from './members.js';
 import { MEMBERSHIP_OPERATIONS } from './memberships.js';
 import { ORDER_OPERATIONS } from './orders.js';
+import { POST_OPERATIONS } from './posts.js';
 import { SCHOOL_OPERATIONS } from './school.js';
 import { STUDENT_OPERATIONS } from './students.js';
 
@@ -22,6 +23,7 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...EVENT_OPERATIONS,
   ...COUPON_OPERATIONS,
   ...MEMBERSHIP_OPERATIONS,
+  ...POST_OPERATIONS,
   ...SCHOOL_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...ORDER_OPERATIONS,
