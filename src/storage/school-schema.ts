@@ -145,6 +145,40 @@ export interface PostsTable {
   updated_at: number | null;
 }
 
+export interface CommentsTable {
+  id: string;
+  site_id: string;
+  person_id: string;
+  /** Set for a comment on a lecture (with lecture_id) ... */
+  course_id: string | null;
+  lecture_id: string | null;
+  /** ... or on a post. */
+  post_id: string | null;
+  /** The thread's first comment; null for that comment itself. */
+  root_id: string | null;
+  body: string;
+  created_at: number;
+}
+
+export interface FormsTable {
+  id: string;
+  site_id: string;
+  name: string;
+  /** JSON: [{ name, label, type, required }], in order. */
+  fields: string;
+  created_at: number;
+}
+
+export interface FormSubmissionsTable {
+  id: string;
+  site_id: string;
+  form_id: string;
+  person_id: string | null;
+  /** JSON object: field name to the value sent. */
+  answers: string;
+  submitted_at: number;
+}
+
 export interface OrdersTable {
   id: string;
   site_id: string;
@@ -365,6 +399,9 @@ export interface NotificationSubscriptionsTable {
 export interface SchoolTables {
   coupons: CouponsTable;
   posts: PostsTable;
+  comments: CommentsTable;
+  forms: FormsTable;
+  form_submissions: FormSubmissionsTable;
   membership_plans: MembershipPlansTable;
   plan_products: PlanProductsTable;
   subscriptions: SubscriptionsTable;

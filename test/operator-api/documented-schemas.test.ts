@@ -189,6 +189,13 @@ for (const dialect of DIALECTS) {
       await drive('POST', `/posts/${post}/publish`, { publishAt: '2031-01-01T00:00:00Z' });
       await drive('DELETE', `/posts/${post}`);
 
+      // Comments and forms.
+      const comment = id(items(await drive('GET', '/comments?unanswered=true&limit=5'))[0]);
+      await drive('GET', `/comments/${comment}`);
+      await drive('GET', '/forms');
+      await drive('GET', '/forms/frm_demo_contact');
+      await drive('GET', '/forms/frm_demo_contact/submissions?since=2020-01-01T00:00:00Z&limit=5');
+
       // School, events and the audit log the writes above filled.
       await drive('GET', '/events?limit=10');
       const soon = Date.now() + 7 * 86_400_000;

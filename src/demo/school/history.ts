@@ -249,6 +249,9 @@ export async function seedDemoHistory(db: Kysely<Database>, siteId: string, now:
   await insertAll(db, 'enrollments', enrollments);
   await insertAll(db, 'lecture_progress', progress);
   await seedMemberships(db, siteId, now, courses, learners);
+  // Lectures in course (slug) order, then section and lecture position: the same list on every seed.
+  const orderedLectures = courses.flatMap((c) => lecturesOf(c.id).map((id) => ({ id, course_id: c.id })));
+  await seedCommentsAndForms(db, siteId, now, orderedLectures, learners);
   await rebuildRollups(db, siteId);
 }
 
@@ -325,4 +328,102 @@ async function seedMemberships(
     subscriptions.push(row);
   }
   await insertAll(db, 'subscriptions', subscriptions);
+}
+
+const QUESTIONS = [
+  'Is there a way to download the slides for this lecture?',
+  'I get a type error at 12:40 when I follow along. What am I missing?',
+  'Could you explain the difference between the two approaches again?',
+  'Great lecture! Will there be a follow-up on testing?',
+  'The code in the second example does not compile for me on Node 20.',
+  'Which book would you recommend to go deeper into this topic?',
+  'Is the exercise at the end graded, or just for practice?',
+  'How does this compare to what we did in the previous section?',
+];
+const STAFF_REPLIES = [
+  'Thanks for asking! The slides are under the lecture’s resources tab.',
+  'Good catch: there is a typo in the video. The fixed code is in the course repository.',
+  'Happy to: the first one trades memory for speed; the second keeps it simple.',
+];
+const PEER_REPLIES = ['Same question here.', 'I had the same problem, restarting the editor helped me.'];
+
+/**
+ * Comment threads on the Academy's lectures (some answered by the lecturer, some only by other learners,
+ * some waiting) and two forms with a year of submissions, from a generator of their own.
+ */
+async function seedCommentsAndForms(
+  db: Kysely<Database>,
+  siteId: string,
+  now: number,
+  lectures: ReadonlyArray<{ id: string; course_id: string }>,
+  learners: ReadonlyArray<{ id: string; name: string; joined: number }>,
+): Promise<void> {
+  const next = random(20260501);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
+  const lecturer = await db.selectFrom('people').select('id').where('email', '=', 'lecturer@demo.test').executeTakeFirst();
+  const comments: Record<string, unknown>[] = [];
+  for (let i = 0; i < 60 && lectures.length > 0; i++) {
+    const lecture = pick(lectures);
+    const author = pick(learners);
+    const at = Math.max(author.joined, now - Math.floor(next() * DAYS) * DAY) + Math.floor(next() * DAY);
+    if (at >= now) continue;
+    const root = `cmt_demo_${String(i + 1).padStart(3, '0')}`;
+    const base = { site_id: siteId, course_id: lecture.course_id, lecture_id: lecture.id, post_id: null };
+    comments.push({ id: root, ...base, person_id: author.id, root_id: null, body: pick(QUESTIONS), created_at: at });
+    const fate = next();
+    const replyAt = Math.min(now - 60_000, at + Math.floor((0.2 + next() * 3) * DAY));
+    if (fate < 0.6 && lecturer)
+      comments.push({ id: `${root}_r1`, ...base, person_id: lecturer.id, root_id: root, body: pick(STAFF_REPLIES), created_at: replyAt });
+    else if (fate < 0.75)
+      comments.push({
+        id: `${root}_r1`,
+        ...base,
+        person_id: pick(learners).id,
+        root_id: root,
+        body: pick(PEER_REPLIES),
+        created_at: replyAt,
+      });
+  }
+  await insertAll(db, 'comments', comments);
+
+  const field = (name: string, label: string, type: string, required: boolean) => ({ name, label, type, required });
+  await insertAll(db, 'forms', [
+    {
+      id: 'frm_demo_contact',
+      site_id: siteId,
+      name: 'Contact us',
+      fields: JSON.stringify([
+        field('name', 'Your name', 'text', true),
+        field('email', 'E-mail', 'email', true),
+        field('message', 'Message', 'textarea', true),
+      ]),
+      created_at: now - DAYS * DAY,
+    },
+    {
+      id: 'frm_demo_waitlist',
+      site_id: siteId,
+      name: 'Course waitlist',
+      fields: JSON.stringify([
+        field('email', 'E-mail', 'email', true),
+        field('updates', 'Send me news about new courses', 'checkbox', false),
+      ]),
+      created_at: now - 120 * DAY,
+    },
+  ]);
+  const submissions: Record<string, unknown>[] = [];
+  for (let i = 0; i < 48; i++) {
+    const contact = next() < 0.6;
+    const who = pick(learners);
+    const at = now - Math.floor(next() * (contact ? DAYS : 120) * DAY);
+    const email = `visitor${String(i + 1).padStart(2, '0')}@example.test`;
+    submissions.push({
+      id: `sbm_demo_${String(i + 1).padStart(3, '0')}`,
+      site_id: siteId,
+      form_id: contact ? 'frm_demo_contact' : 'frm_demo_waitlist',
+      person_id: next() < 0.3 ? who.id : null,
+      answers: JSON.stringify(contact ? { name: who.name, email, message: pick(QUESTIONS) } : { email, updates: next() < 0.5 }),
+      submitted_at: at,
+    });
+  }
+  await insertAll(db, 'form_submissions', submissions);
 }

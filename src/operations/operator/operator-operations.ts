@@ -2,10 +2,12 @@
 // tools/list show them. A family is one file of this folder.
 import type { Operation } from '../operation.js';
 import { ANALYTICS_OPERATIONS } from './analytics.js';
+import { COMMENT_OPERATIONS } from './comments.js';
 import { COUPON_OPERATIONS } from './coupons.js';
 import { COURSE_OPERATIONS } from './courses.js';
 import { CURRICULUM_OPERATIONS } from './curriculum.js';
 import { EVENT_OPERATIONS } from './events.js';
+import { FORM_OPERATIONS } from './forms.js';
 import { LECTURER_OPERATIONS } from './lecturers.js';
 import { MEMBER_ADMIN_OPERATIONS } from './members.js';
 import { MEMBERSHIP_OPERATIONS } from './memberships.js';
@@ -24,6 +26,8 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...COUPON_OPERATIONS,
   ...MEMBERSHIP_OPERATIONS,
   ...POST_OPERATIONS,
+  ...COMMENT_OPERATIONS,
+  ...FORM_OPERATIONS,
   ...SCHOOL_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...ORDER_OPERATIONS,
