@@ -309,6 +309,9 @@ export interface DigitalProductsTable {
   currency: string;
   published: number;
   created_at: number;
+  /** When an operator archived it: hidden from sale, buyers keep it. */
+  archived_at: number | null;
+  updated_at: number | null;
 }
 
 /** What a member owns; deliberately no order number, coupon, refund or invoice (SPEC 2.2 rule). */

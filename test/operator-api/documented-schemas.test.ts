@@ -196,6 +196,15 @@ for (const dialect of DIALECTS) {
       await drive('GET', '/forms/frm_demo_contact');
       await drive('GET', '/forms/frm_demo_contact/submissions?since=2020-01-01T00:00:00Z&limit=5');
 
+      // Digital products.
+      await drive('GET', '/digital_products');
+      const product = id((await drive('POST', '/digital_products', { title: 'Schema Sheet', kind: 'template', priceCents: 500 })).product);
+      await drive('GET', `/digital_products/${product}`);
+      await drive('PATCH', `/digital_products/${product}`, { description: 'Checked.' });
+      await drive('POST', `/digital_products/${product}/publish`);
+      await drive('POST', `/digital_products/${product}/archive`);
+      await drive('GET', `/digital_products/${product}/purchasers`);
+
       // School, events and the audit log the writes above filled.
       await drive('GET', '/events?limit=10');
       const soon = Date.now() + 7 * 86_400_000;

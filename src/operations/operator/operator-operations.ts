@@ -6,6 +6,7 @@ import { COMMENT_OPERATIONS } from './comments.js';
 import { COUPON_OPERATIONS } from './coupons.js';
 import { COURSE_OPERATIONS } from './courses.js';
 import { CURRICULUM_OPERATIONS } from './curriculum.js';
+import { DIGITAL_PRODUCT_OPERATIONS } from './digital-products.js';
 import { EVENT_OPERATIONS } from './events.js';
 import { FORM_OPERATIONS } from './forms.js';
 import { LECTURER_OPERATIONS } from './lecturers.js';
@@ -26,6 +27,7 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...COUPON_OPERATIONS,
   ...MEMBERSHIP_OPERATIONS,
   ...POST_OPERATIONS,
+  ...DIGITAL_PRODUCT_OPERATIONS,
   ...COMMENT_OPERATIONS,
   ...FORM_OPERATIONS,
   ...SCHOOL_OPERATIONS,
