@@ -12,6 +12,7 @@ import * as m009 from './migrations/009-plans-and-subscriptions.js';
 import * as m010 from './migrations/010-posts.js';
 import * as m011 from './migrations/011-comments-and-forms.js';
 import * as m012 from './migrations/012-digital-product-lifecycle.js';
+import * as m013 from './migrations/013-pages.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '010-posts': m010,
   '011-comments-and-forms': m011,
   '012-digital-product-lifecycle': m012,
+  '013-pages': m013,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -179,6 +179,33 @@ export interface FormSubmissionsTable {
   submitted_at: number;
 }
 
+export interface PagesTable {
+  id: string;
+  site_id: string;
+  slug: string;
+  title: string;
+  body: string;
+  /** The number of the revision the content is. */
+  revision: number;
+  published_at: number | null;
+  created_at: number;
+  updated_at: number | null;
+}
+
+/** Every content of a page there has been, numbered from 1. */
+export interface PageRevisionsTable {
+  id: string;
+  site_id: string;
+  page_id: string;
+  number: number;
+  slug: string;
+  title: string;
+  body: string;
+  author_person_id: string | null;
+  restored_from: number | null;
+  created_at: number;
+}
+
 export interface OrdersTable {
   id: string;
   site_id: string;
@@ -402,6 +429,8 @@ export interface NotificationSubscriptionsTable {
 export interface SchoolTables {
   coupons: CouponsTable;
   posts: PostsTable;
+  pages: PagesTable;
+  page_revisions: PageRevisionsTable;
   comments: CommentsTable;
   forms: FormsTable;
   form_submissions: FormSubmissionsTable;

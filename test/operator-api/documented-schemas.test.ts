@@ -205,6 +205,16 @@ for (const dialect of DIALECTS) {
       await drive('POST', `/digital_products/${product}/archive`);
       await drive('GET', `/digital_products/${product}/purchasers`);
 
+      // Pages.
+      await drive('GET', '/pages');
+      const page = id((await drive('POST', '/pages', { title: 'Schema page', body: 'One.' })).page);
+      await drive('GET', `/pages/${page}`);
+      await drive('PATCH', `/pages/${page}`, { body: 'Two.' });
+      const firstRevision = id(items(await drive('GET', `/pages/${page}/revisions`)).at(-1));
+      await drive('POST', `/pages/${page}/revisions/${firstRevision}/restore`);
+      await drive('POST', `/pages/${page}/publish`);
+      await drive('POST', `/pages/${page}/unpublish`);
+
       // School, events and the audit log the writes above filled.
       await drive('GET', '/events?limit=10');
       const soon = Date.now() + 7 * 86_400_000;

@@ -252,6 +252,7 @@ export async function seedDemoHistory(db: Kysely<Database>, siteId: string, now:
   // Lectures in course (slug) order, then section and lecture position: the same list on every seed.
   const orderedLectures = courses.flatMap((c) => lecturesOf(c.id).map((id) => ({ id, course_id: c.id })));
   await seedCommentsAndForms(db, siteId, now, orderedLectures, learners);
+  await seedPages(db, siteId, now);
   await rebuildRollups(db, siteId);
 }
 
@@ -426,4 +427,62 @@ async function seedCommentsAndForms(
     });
   }
   await insertAll(db, 'form_submissions', submissions);
+}
+
+/** Two pages of the school, one with a history of edits, the other still a draft. */
+async function seedPages(db: Kysely<Database>, siteId: string, now: number): Promise<void> {
+  const about = [
+    { title: 'About us', body: 'Demo Academy teaches practical web development.' },
+    { title: 'About us', body: 'Demo Academy teaches practical web development, in small online courses.' },
+    { title: 'About Demo Academy', body: 'Demo Academy teaches practical web development, in small online courses with real projects.' },
+  ];
+  const faq = { title: 'Frequently asked questions', body: '## Do I keep access?\n\nYes: lifetime access unless a course says otherwise.' };
+  const last = about.at(-1) ?? about[0];
+  await insertAll(db, 'pages', [
+    {
+      id: 'pag_demo_about',
+      site_id: siteId,
+      slug: 'about',
+      title: last?.title,
+      body: last?.body,
+      revision: about.length,
+      published_at: now - 300 * DAY,
+      created_at: now - 320 * DAY,
+      updated_at: now - 40 * DAY,
+    },
+    {
+      id: 'pag_demo_faq',
+      site_id: siteId,
+      slug: 'faq',
+      ...faq,
+      revision: 1,
+      published_at: null,
+      created_at: now - 10 * DAY,
+      updated_at: null,
+    },
+  ]);
+  await insertAll(db, 'page_revisions', [
+    ...about.map((content, i) => ({
+      id: `prv_demo_about_${i + 1}`,
+      site_id: siteId,
+      page_id: 'pag_demo_about',
+      number: i + 1,
+      slug: 'about',
+      ...content,
+      author_person_id: null,
+      restored_from: null,
+      created_at: now - (320 - i * 140) * DAY,
+    })),
+    {
+      id: 'prv_demo_faq_1',
+      site_id: siteId,
+      page_id: 'pag_demo_faq',
+      number: 1,
+      slug: 'faq',
+      ...faq,
+      author_person_id: null,
+      restored_from: null,
+      created_at: now - 10 * DAY,
+    },
+  ]);
 }

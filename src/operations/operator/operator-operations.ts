@@ -13,6 +13,7 @@ import { LECTURER_OPERATIONS } from './lecturers.js';
 import { MEMBER_ADMIN_OPERATIONS } from './members.js';
 import { MEMBERSHIP_OPERATIONS } from './memberships.js';
 import { ORDER_OPERATIONS } from './orders.js';
+import { PAGE_OPERATIONS } from './pages.js';
 import { POST_OPERATIONS } from './posts.js';
 import { SCHOOL_OPERATIONS } from './school.js';
 import { STUDENT_OPERATIONS } from './students.js';
@@ -30,6 +31,7 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...DIGITAL_PRODUCT_OPERATIONS,
   ...COMMENT_OPERATIONS,
   ...FORM_OPERATIONS,
+  ...PAGE_OPERATIONS,
   ...SCHOOL_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...ORDER_OPERATIONS,
