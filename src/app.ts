@@ -15,6 +15,7 @@ import { registerAvatarRoutes } from './http/routes/avatars.js';
 import { registerDiscoveryRoutes } from './http/routes/discovery.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerHealthRoutes } from './http/routes/health.js';
+import { registerAssetRoutes } from './http/routes/assets.js';
 import { registerDocRoutes } from './http/routes/docs.js';
 import { registerMcpRoutes } from './http/routes/mcp.js';
 import { registerMemberGraphqlRoutes } from './http/routes/member-graphql.js';
@@ -89,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMetricsRoute(app, services);
   registerDiscoveryRoutes(app, services);
   registerDocRoutes(app, services);
+  registerAssetRoutes(app, services);
   // Cookies matter only to the pages a person drives; API requests skip parsing them.
   await app.register(async (pages) => {
     await pages.register(cookie);

@@ -24,6 +24,7 @@ import { MemoryCounterStore, RedisCounterStore } from './throttle/counter-store.
 import { Throttle } from './throttle/throttle.js';
 import { BackChannelLimits } from './oauth/token/back-channel-limits.js';
 import { Metrics } from './observability/metrics.js';
+import { LocalAssetStore } from './assets/asset-store.js';
 import { Janitor, janitorOptions } from './maintenance/janitor.js';
 import { PostAnnouncer } from './maintenance/post-announcer.js';
 import { ConfirmationTokens } from './operations/confirmation.js';
@@ -48,6 +49,8 @@ export interface Services {
   janitor: Janitor;
   /** Tells members about posts that became published; `serve` schedules it. */
   postAnnouncer: PostAnnouncer;
+  /** Uploaded files (the operator API's storage family). */
+  assets: LocalAssetStore;
   /** Prometheus metrics of this application. */
   metrics: Metrics;
   /** Rate budgets, shared through Redis when configured. */
@@ -135,6 +138,7 @@ export function createServices(deps: AppDeps): Services {
     throttle,
     metrics,
     postAnnouncer: new PostAnnouncer(db, clock),
+    assets: new LocalAssetStore(config.assetsDir),
     janitor: new Janitor(
       db,
       deps.store.dialect,

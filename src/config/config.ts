@@ -80,6 +80,16 @@ const platformSchema = z
         share: z.number().gt(0).max(1).default(0.25),
       })
       .prefault({}),
+    storage: z
+      .object({
+        /** The largest upload the operator API takes (POST /uploads), bytes. */
+        max_upload_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(25 * 1024 * 1024),
+      })
+      .prefault({}),
     scheduler: z
       .object({
         /** Seconds between looks for posts that became published, to tell members; 0 turns it off. */
@@ -145,6 +155,8 @@ const envSchema = z.object({
   /** Serves GET /metrics, without a token, on a listener of its own at this port (METRICS_HOST, default HOST). */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).optional(),
+  /** Where uploaded assets are kept on local disk; <data folder>/assets when unset. */
+  ASSETS_DIR: z.string().optional(),
 });
 
 export interface Config {
@@ -162,6 +174,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** A listener of its own for /metrics, when configured. */
   metricsListener: { host: string; port: number } | undefined;
+  /** The folder uploaded assets are stored in (operator API storage). */
+  assetsDir: string;
   platform: PlatformConfig;
 }
 
@@ -234,8 +248,14 @@ export function loadConfig(options: LoadOptions = {}): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     metricsToken: e.METRICS_TOKEN ? e.METRICS_TOKEN : undefined,
     metricsListener: e.METRICS_PORT === undefined ? undefined : { host: e.METRICS_HOST ?? e.HOST, port: e.METRICS_PORT },
+    assetsDir: e.ASSETS_DIR ? resolve(e.ASSETS_DIR) : resolve(dataDirOf(e.DATABASE_URL), 'assets'),
     platform,
   };
+}
+
+/** The data folder: beside the SQLite file, or ./data with PostgreSQL. */
+function dataDirOf(databaseUrl: string): string {
+  return databaseUrl.startsWith('sqlite:') ? dirname(resolve(databaseUrl.slice('sqlite:'.length))) : resolve('data');
 }
 
 /**
@@ -249,7 +269,7 @@ function resolveSecret(value: string | undefined, databaseUrl: string, demo: boo
     return value;
   }
   if (!demo) throw new ConfigError('SCHOOLGATE_SECRET: required (at least 32 characters); only `serve --demo` generates one');
-  const dataDir = databaseUrl.startsWith('sqlite:') ? dirname(resolve(databaseUrl.slice('sqlite:'.length))) : resolve('data');
+  const dataDir = dataDirOf(databaseUrl);
   const file = resolve(dataDir, 'secret.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });

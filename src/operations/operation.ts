@@ -1,6 +1,7 @@
 // One school operation, defined once (ARCHITECTURE "Operations: one definition, several doors"): name,
 // words, audience, scopes, zod schemas, MCP annotations and a handler over the domain. The MCP tools
 // (src/mcp/) and, later, the operator REST API project this one definition; neither re-implements it.
+import type { LocalAssetStore } from '../assets/asset-store.js';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { recordAudit } from '../audit/audit-log.js';
@@ -30,6 +31,8 @@ export interface OperationContext {
   requestId: string | null;
   /** Tells every serving process to drop its caches of people and roles (revocation signals). */
   flushPeople?: () => Promise<void>;
+  /** Where uploaded files are kept (the storage family). */
+  assets?: LocalAssetStore;
 }
 
 /** MCP tool annotations (MCP 2025-06-18 "Tool annotations"); every operation stays inside this school. */
@@ -70,6 +73,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 /** Where an operation lives in the operator REST API (CONTRACT 6), relative to `/api/admin/v1`. */
 export interface RestRoute {
   method: HttpMethod;
+  /**
+   * The body is a file (its media type as Content-Type), streamed to the asset store before the operation
+   * runs; the operation's input is then what was stored (`stagedKey`, `mediaType`, `size`, `sha256`).
+   */
+  upload?: true;
   /** OpenAPI-style path, e.g. `/courses/{id}`; each `{name}` is an input field. */
   path: string;
   /** 201 for operations that create a resource; 200 otherwise. */

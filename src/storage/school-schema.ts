@@ -206,6 +206,18 @@ export interface PageRevisionsTable {
   created_at: number;
 }
 
+export interface AssetsTable {
+  id: string;
+  site_id: string;
+  /** Where the file is in the asset store. */
+  storage_key: string;
+  media_type: string;
+  size: number;
+  sha256: string;
+  created_by: string | null;
+  created_at: number;
+}
+
 export interface OrdersTable {
   id: string;
   site_id: string;
@@ -429,6 +441,7 @@ export interface NotificationSubscriptionsTable {
 export interface SchoolTables {
   coupons: CouponsTable;
   posts: PostsTable;
+  assets: AssetsTable;
   pages: PagesTable;
   page_revisions: PageRevisionsTable;
   comments: CommentsTable;

@@ -1,6 +1,9 @@
 // Boots the real application on a real listener over a fresh database of one dialect, seeded with
 // the CONTRACT 3 demo. Tests talk to it over HTTP like any client.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig, type PlatformConfig } from '../../src/config/config.js';
@@ -34,9 +37,11 @@ export interface DemoServerOptions {
 
 export async function startDemoServer(dialect: TestDialect, options: DemoServerOptions = {}): Promise<DemoServer> {
   const { url, cleanup } = options.database ?? (await freshDatabaseUrl(dialect));
+  // Uploaded files of this server go to a folder of its own, removed on close.
+  const assetsDir = mkdtempSync(join(tmpdir(), 'schoolgate-assets-'));
   const config = loadConfig({
     demo: true,
-    env: { DATABASE_URL: url, SCHOOLGATE_SECRET: randomBytes(32).toString('base64url'), PORT: '0', ...options.env },
+    env: { DATABASE_URL: url, SCHOOLGATE_SECRET: randomBytes(32).toString('base64url'), PORT: '0', ASSETS_DIR: assetsDir, ...options.env },
   });
   // Tests make many requests from one address: the per-address limit is tested on its own.
   config.platform.limits.oauth_rate_per_minute = 100_000;
@@ -64,6 +69,7 @@ export async function startDemoServer(dialect: TestDialect, options: DemoServerO
       await app.close();
       await store.close();
       await cleanup();
+      rmSync(assetsDir, { recursive: true, force: true });
     },
   };
 }

@@ -215,6 +215,22 @@ for (const dialect of DIALECTS) {
       await drive('POST', `/pages/${page}/publish`);
       await drive('POST', `/pages/${page}/unpublish`);
 
+      // Storage: the upload's body is the file itself.
+      const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('image data')]);
+      const uploaded = await fetch(`${server.academy}${ADMIN_BASE}/uploads`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${operator}`, 'content-type': 'image/png' },
+        body: png,
+      });
+      expect(uploaded.status).toBe(201);
+      const asset = expectDocumented('POST', '/uploads', {
+        status: uploaded.status,
+        headers: uploaded.headers,
+        body: (await uploaded.json()) as Json,
+      }).asset;
+      driven.add('upload_asset');
+      await drive('DELETE', `/assets/${id(asset)}`);
+
       // School, events and the audit log the writes above filled.
       await drive('GET', '/events?limit=10');
       const soon = Date.now() + 7 * 86_400_000;

@@ -2,6 +2,7 @@
 // gives each operator operation its method and path under /api/admin/v1. The bearer, scope and role
 // checks are the ones every resource uses (bearer-guard.ts, oauth/standing.ts); errors other than the
 // bearer challenges are RFC 9457 problems. No route here knows any one operation.
+import { type StagedUpload, stageUpload } from '../../assets/stage-upload.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../../storage/store-faults.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -87,7 +88,8 @@ function routeSchema(operation: Operation, method: string, path: string) {
     tags: [`operator: ${family(path)}`],
     security: [{ oauth2: [...operation.scopes] }],
     ...(params.length > 0 ? { params: operation.input.pick(mask) } : {}),
-    ...(method === 'GET' || method === 'DELETE' ? { querystring: rest } : { body: rest }),
+    // An upload's body is the file (documented by docs.ts as binary per media type), not the input.
+    ...(method === 'GET' || method === 'DELETE' ? { querystring: rest } : operation.rest?.upload ? {} : { body: rest }),
     response: { [status]: operation.output, 401: BEARER_OR_PROBLEM, 403: BEARER_OR_PROBLEM, '4xx': PROBLEM, '5xx': PROBLEM },
   };
 }
@@ -115,6 +117,38 @@ function ifMatchPrecondition(request: FastifyRequest, route: RestRoute): RunOpti
 
 type Outcome = { status: number; body: Record<string, unknown>; problem: boolean };
 
+/** The JSON body of a request to an operation, refused when it is not an object of the operation's fields. */
+function jsonBody(
+  operation: Operation,
+  route: RestRoute,
+  request: FastifyRequest,
+): { ok: true; body: Record<string, unknown> | undefined } | { ok: false; problem: Problem } {
+  // An action (POST /courses/{id}/publish) may come without a body at all.
+  const body = request.body === null || request.body === '' ? undefined : request.body;
+  // Fastify also parses forms (for the OAuth endpoints); this API speaks JSON only.
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (body !== undefined && type !== 'application/json')
+    return { ok: false, problem: { code: 'unsupported_media_type', status: 415, detail: 'Send the body as application/json.' } };
+  if (body === undefined) return { ok: true, body: undefined };
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return { ok: false, problem: { code: 'invalid_argument', status: 400, detail: 'The body must be a JSON object.' } };
+  // A field the operation does not take would otherwise be dropped in silence (a PATCH that changes
+  // nothing and says 200): name it instead. Path parameters come from the path, never from the body.
+  const accepted = new Set(Object.keys(operation.input.shape).filter((k) => !pathParameters(route.path).includes(k)));
+  const unknown = Object.keys(body).filter((k) => !accepted.has(k));
+  if (unknown.length > 0)
+    return {
+      ok: false,
+      problem: {
+        code: 'invalid_argument',
+        status: 400,
+        detail: `${operation.name} takes no ${unknown.map((k) => `"${k}"`).join(', ')}. It takes: ${[...accepted].join(', ') || 'no body fields'}.`,
+        errors: unknown.map((k) => ({ pointer: `/${k}`, detail: 'not a field of this operation' })),
+      },
+    };
+  return { ok: true, body: body as Record<string, unknown> };
+}
+
 async function runOperation(services: Services, operation: Operation, request: FastifyRequest, reply: FastifyReply) {
   const route = operation.rest as RestRoute;
   const guard = await guardBearer(services.bearer, request, reply, operation.scopes);
@@ -123,36 +157,33 @@ async function runOperation(services: Services, operation: Operation, request: F
     reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
     return sendProblem(reply, { code: 'unavailable', status: 503, detail: 'The token store did not answer in time. Retry in a moment.' });
   }
-  // An action (POST /courses/{id}/publish) may come without a body at all.
   // CONTRACT 6 throttling: counted per client per site, shared across nodes like every budget.
   await services.throttle.take(
     { name: 'operator-api', limit: services.config.platform.limits.operator_rate_per_minute, windowSeconds: 60 },
     `${request.site.id}:${guard.token.clientId}`,
   );
-  const body = request.body === null || request.body === '' ? undefined : request.body;
-  // Fastify also parses forms (for the OAuth endpoints); this API speaks JSON only.
-  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (body !== undefined && type !== 'application/json') {
-    return sendProblem(reply, { code: 'unsupported_media_type', status: 415, detail: 'Send the body as application/json.' });
+  let body: Record<string, unknown> | undefined;
+  // A file upload: stored as it streams in; what was stored is the operation's input (and, without the
+  // place it was stored, what an Idempotency-Key is bound to). Whatever does not end in an asset row is removed.
+  let staged: StagedUpload | undefined;
+  if (route.upload) {
+    const result = await stageUpload(services.assets, request, request.site.id, services.config.platform.storage.max_upload_bytes);
+    // A refused upload may be unread (too large, wrong type): close the connection rather than read on.
+    if (!result.ok) return sendProblem(request.raw.complete ? reply : reply.header('connection', 'close'), result.problem);
+    staged = result.upload;
+    body = { mediaType: staged.mediaType, size: staged.size, sha256: staged.sha256 };
+  } else {
+    const parsed = jsonBody(operation, route, request);
+    if (!parsed.ok) return sendProblem(reply, parsed.problem);
+    body = parsed.body;
   }
-  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
-    return sendProblem(reply, { code: 'invalid_argument', status: 400, detail: 'The body must be a JSON object.' });
-  }
-  // A field the operation does not take would otherwise be dropped in silence (a PATCH that changes
-  // nothing and says 200): name it instead. Path parameters come from the path, never from the body.
-  const accepted = new Set(Object.keys(operation.input.shape).filter((k) => !pathParameters(route.path).includes(k)));
-  const unknown = body ? Object.keys(body as Record<string, unknown>).filter((k) => !accepted.has(k)) : [];
-  if (unknown.length > 0) {
-    return sendProblem(reply, {
-      code: 'invalid_argument',
-      status: 400,
-      detail: `${operation.name} takes no ${unknown.map((k) => `"${k}"`).join(', ')}. It takes: ${[...accepted].join(', ') || 'no body fields'}.`,
-      errors: unknown.map((k) => ({ pointer: `/${k}`, detail: 'not a field of this operation' })),
-    });
-  }
+  const discardUpload = async () => {
+    if (staged) await services.assets.remove(staged.key).catch(() => undefined);
+  };
   const input = {
     ...queryInput(operation.input, request.query as Record<string, string | string[]>),
-    ...(body as Record<string, unknown> | undefined),
+    ...body,
+    ...(staged ? { stagedKey: staged.key } : {}),
     ...(request.params as Record<string, string>),
   };
   const ctx: OperationContext = {
@@ -164,11 +195,13 @@ async function runOperation(services: Services, operation: Operation, request: F
     clientId: guard.token.clientId,
     requestId: request.id,
     flushPeople: () => services.signals.publish({ kind: 'flush' }),
+    assets: services.assets,
   };
 
   const keyHeader = request.headers['idempotency-key'];
   const key = route.method === 'POST' && keyHeader !== undefined ? String(keyHeader) : undefined;
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+    await discardUpload();
     return sendProblem(reply, {
       code: 'invalid_argument',
       status: 400,
@@ -178,6 +211,7 @@ async function runOperation(services: Services, operation: Operation, request: F
   const scope = key === undefined ? undefined : { siteId: request.site.id, clientId: guard.token.clientId, key };
   if (scope) {
     const claim = await claimKey(services.db, scope, requestFingerprint(route.method, request.url, body), services.clock.now());
+    if (claim.kind !== 'claimed') await discardUpload();
     switch (claim.kind) {
       case 'mismatch':
         return sendProblem(reply, {
@@ -211,6 +245,7 @@ async function runOperation(services: Services, operation: Operation, request: F
     });
     outcome = { status, body: output, problem: false };
   } catch (error) {
+    await discardUpload();
     if (!(error instanceof OperationError)) {
       if (scope) await releaseKey(services.db, scope).catch(() => undefined);
       throw error;
@@ -243,10 +278,9 @@ export function registerAdminApiRoutes(admin: FastifyInstance, services: Service
   admin.setNotFoundHandler((_request, reply) =>
     sendProblem(reply, { code: 'not_found', status: 404, detail: 'No operator API operation has this method and path.' }),
   );
-  for (const operation of REST_OPERATIONS) {
-    const route = operation.rest;
-    if (!route) continue;
-    admin.route({
+  const register = (scope: FastifyInstance, operation: Operation) => {
+    const route = operation.rest as RestRoute;
+    scope.route({
       method: route.method,
       url: route.path.replace(/\{(\w+)\}/g, ':$1'),
       schema: routeSchema(operation, route.method, route.path),
@@ -255,5 +289,13 @@ export function registerAdminApiRoutes(admin: FastifyInstance, services: Service
       config: { kind: 'problem' },
       handler: (request, reply) => runOperation(services, operation, request, reply),
     });
-  }
+  };
+  for (const operation of REST_OPERATIONS) if (operation.rest && !operation.rest.upload) register(admin, operation);
+  const uploads = REST_OPERATIONS.filter((op) => op.rest?.upload);
+  // Uploads get the raw request stream: no parser reads (or buffers) their body before stageUpload does.
+  admin.register(async (files) => {
+    files.removeAllContentTypeParsers();
+    files.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    for (const operation of uploads) register(files, operation);
+  });
 }

@@ -154,6 +154,7 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
     clientId,
     requestId: request.id,
     flushPeople: () => services.signals.publish({ kind: 'flush' }),
+    assets: services.assets,
   };
   const server = buildMcpServer(ctx, caller, {
     logFault: (err, tool) => request.log.error({ err, tool }, 'mcp tool fault'),

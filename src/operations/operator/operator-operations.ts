@@ -16,6 +16,7 @@ import { ORDER_OPERATIONS } from './orders.js';
 import { PAGE_OPERATIONS } from './pages.js';
 import { POST_OPERATIONS } from './posts.js';
 import { SCHOOL_OPERATIONS } from './school.js';
+import { STORAGE_OPERATIONS } from './storage.js';
 import { STUDENT_OPERATIONS } from './students.js';
 
 export const OPERATOR_OPERATIONS: readonly Operation[] = [
@@ -32,6 +33,7 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...COMMENT_OPERATIONS,
   ...FORM_OPERATIONS,
   ...PAGE_OPERATIONS,
+  ...STORAGE_OPERATIONS,
   ...SCHOOL_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...ORDER_OPERATIONS,
