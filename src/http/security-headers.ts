@@ -3,11 +3,17 @@
 // which would strand the person before reaching the client (INTEROP "Browsers").
 import type { FastifyReply } from 'fastify';
 import { STYLE_HASH } from './pages/layout.js';
+import type { PageTheme } from './pages/theme.js';
 
-export function sendPage(reply: FastifyReply, status: number, body: string, options: { allowFormRedirect?: boolean } = {}): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  body: string,
+  options: { allowFormRedirect?: boolean; theme?: PageTheme } = {},
+): FastifyReply {
   const csp = [
     "default-src 'none'",
-    `style-src ${STYLE_HASH}`,
+    `style-src ${STYLE_HASH}${options.theme ? ` ${options.theme.hash}` : ''}`,
     "img-src 'self' data:",
     "base-uri 'none'",
     "frame-ancestors 'none'",

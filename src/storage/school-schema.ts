@@ -218,6 +218,19 @@ export interface AssetsTable {
   created_at: number;
 }
 
+export interface SiteAppearanceTable {
+  site_id: string;
+  logo_asset_id: string | null;
+  /** #rrggbb */
+  primary_color: string | null;
+  background_color: string | null;
+  /** One of the font stacks of http/pages/theme.ts. */
+  font: string;
+  /** JSON: [{ label, url }]. */
+  navigation: string;
+  updated_at: number;
+}
+
 export interface OrdersTable {
   id: string;
   site_id: string;
@@ -442,6 +455,7 @@ export interface SchoolTables {
   coupons: CouponsTable;
   posts: PostsTable;
   assets: AssetsTable;
+  site_appearance: SiteAppearanceTable;
   pages: PagesTable;
   page_revisions: PageRevisionsTable;
   comments: CommentsTable;

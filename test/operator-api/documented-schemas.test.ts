@@ -229,6 +229,8 @@ for (const dialect of DIALECTS) {
         body: (await uploaded.json()) as Json,
       }).asset;
       driven.add('upload_asset');
+      await drive('GET', '/appearance');
+      await drive('PATCH', '/appearance', { logoAssetId: id(asset), primaryColor: '#1b5e20', navigation: [{ label: 'Home', url: '/' }] });
       await drive('DELETE', `/assets/${id(asset)}`);
 
       // School, events and the audit log the writes above filled.

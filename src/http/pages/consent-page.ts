@@ -2,6 +2,7 @@
 import { SCOPE_DESCRIPTIONS } from '../../oauth/scopes.js';
 import { html, raw } from './html.js';
 import { layout } from './layout.js';
+import type { PageTheme } from './theme.js';
 
 export interface ConsentPageInput {
   siteName: string;
@@ -13,6 +14,7 @@ export interface ConsentPageInput {
   csrfToken: string;
   /** The authorization request's query string, re-validated when the form comes back. */
   request: string;
+  theme?: PageTheme;
 }
 
 export function consentPage(input: ConsentPageInput): string {
@@ -35,5 +37,6 @@ ${origin}<p>It will be able to:</p>
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </div>
 </form>`,
+    input.theme,
   );
 }

@@ -1,6 +1,7 @@
 // CONTRACT 4: the sign-in form (Email, Password, hidden CSRF field, "Sign in").
 import { html, raw } from './html.js';
 import { layout } from './layout.js';
+import type { PageTheme } from './theme.js';
 
 export interface SignInPageInput {
   siteName: string;
@@ -9,6 +10,7 @@ export interface SignInPageInput {
   returnTo: string;
   email?: string;
   error?: string;
+  theme?: PageTheme;
 }
 
 export function signInPage(input: SignInPageInput): string {
@@ -25,5 +27,6 @@ export function signInPage(input: SignInPageInput): string {
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <div class="actions"><button type="submit">Sign in</button></div>
 </form>`,
+    input.theme,
   );
 }

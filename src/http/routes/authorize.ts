@@ -24,6 +24,7 @@ import { consentPage } from '../pages/consent-page.js';
 import { html } from '../pages/html.js';
 import { layout } from '../pages/layout.js';
 import { messagePage, noticePage } from '../pages/message-page.js';
+import { siteTheme } from '../pages/site-theme.js';
 import { signInPage } from '../pages/sign-in-page.js';
 import { sendPage } from '../security-headers.js';
 import { clearSessionCookie, currentSession, sessionCookieValue, setSessionCookie } from '../session-cookie.js';
@@ -98,14 +99,15 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
       recordAudit(db, { siteId: site.id, kind: 'cimd.refused', clientId, detail: { reason: error.reason, message: error.message } }, clock),
   };
 
-  const showSignIn = (
+  const showSignIn = async (
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
     returnTo: string,
     extra: { email?: string; error?: string } = {},
-  ) =>
-    sendPage(
+  ) => {
+    const theme = await siteTheme(db, request.site.id);
+    return sendPage(
       reply,
       status,
       signInPage({
@@ -113,8 +115,11 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
         csrfToken: csrf.issue(request, reply, 'sign-in'),
         returnTo,
         ...extra,
+        theme,
       }),
+      { theme },
     );
+  };
 
   const redirectWithCode = async (reply: FastifyReply, site: Site, req: AuthorizationRequest, personId: string, authTime: number) => {
     const code = await issueAuthorizationCode(db, site, req, personId, authTime, config.platform.lifetimes.authorization_code, clock);
@@ -133,6 +138,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
     rawRequest: string,
   ) => {
     const person = await findPersonById(db, personId);
+    const theme = await siteTheme(db, request.site.id);
     return sendPage(
       reply,
       200,
@@ -144,8 +150,9 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
         scopes: req.scopes,
         csrfToken: csrf.issue(request, reply, 'consent'),
         request: rawRequest,
+        theme,
       }),
-      { allowFormRedirect: true },
+      { allowFormRedirect: true, theme },
     );
   };
 

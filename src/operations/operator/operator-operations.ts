@@ -2,6 +2,7 @@
 // tools/list show them. A family is one file of this folder.
 import type { Operation } from '../operation.js';
 import { ANALYTICS_OPERATIONS } from './analytics.js';
+import { APPEARANCE_OPERATIONS } from './appearance.js';
 import { COMMENT_OPERATIONS } from './comments.js';
 import { COUPON_OPERATIONS } from './coupons.js';
 import { COURSE_OPERATIONS } from './courses.js';
@@ -34,6 +35,7 @@ export const OPERATOR_OPERATIONS: readonly Operation[] = [
   ...FORM_OPERATIONS,
   ...PAGE_OPERATIONS,
   ...STORAGE_OPERATIONS,
+  ...APPEARANCE_OPERATIONS,
   ...SCHOOL_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...ORDER_OPERATIONS,
