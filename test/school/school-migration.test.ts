@@ -1,10 +1,9 @@
 // Migration 002 (the school tables) on both dialects: up, down, and the per-site uniqueness rules.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as m002 from '../../src/storage/migrations/002-school.js';
-import * as m004 from '../../src/storage/migrations/004-operator-spine.js';
-import * as m005 from '../../src/storage/migrations/005-orders-and-analytics.js';
 import * as m006 from '../../src/storage/migrations/006-activity-bitmap-digests.js';
 import { bitmapDigest } from '../../src/school/learner-activity.js';
+import { registeredMigrations } from '../../src/storage/migrate.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
 
@@ -119,18 +118,17 @@ for (const dialect of DIALECTS) {
     });
 
     it('drops the school tables on down and recreates them on up', async () => {
-      // The later migrations that reference the school tables go first, as the migrator would take them.
-      await m006.down(s.db);
-      await m005.down(s.db);
-      await m004.down(s.db);
+      // Every later migration goes down first and comes back after, as the migrator would take them.
+      const later = Object.entries(registeredMigrations())
+        .filter(([name]) => name > '002-school')
+        .sort(([a], [b]) => a.localeCompare(b));
+      for (const [, migration] of [...later].reverse()) await migration.down?.(s.db);
       await m002.down(s.db);
       let tables = (await s.db.introspection.getTables()).map((t) => t.name);
       expect(tables.filter((t) => SCHOOL_TABLES.includes(t))).toEqual([]);
       expect(tables).toContain('sites');
       await m002.up(s.db);
-      await m004.up(s.db);
-      await m005.up(s.db);
-      await m006.up(s.db);
+      for (const [, migration] of later) await migration.up(s.db);
       tables = (await s.db.introspection.getTables()).map((t) => t.name);
       expect(tables).toEqual(expect.arrayContaining(SCHOOL_TABLES));
     });
