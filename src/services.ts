@@ -24,7 +24,8 @@ import { MemoryCounterStore, RedisCounterStore } from './throttle/counter-store.
 import { Throttle } from './throttle/throttle.js';
 import { BackChannelLimits } from './oauth/token/back-channel-limits.js';
 import { Metrics } from './observability/metrics.js';
-import { LocalAssetStore } from './assets/asset-store.js';
+import { type AssetStore, LocalAssetStore } from './assets/asset-store.js';
+import { S3AssetStore } from './assets/s3-asset-store.js';
 import { Janitor, janitorOptions } from './maintenance/janitor.js';
 import { PostAnnouncer } from './maintenance/post-announcer.js';
 import { ConfirmationTokens } from './operations/confirmation.js';
@@ -49,8 +50,8 @@ export interface Services {
   janitor: Janitor;
   /** Tells members about posts that became published; `serve` schedules it. */
   postAnnouncer: PostAnnouncer;
-  /** Uploaded files (the operator API's storage family). */
-  assets: LocalAssetStore;
+  /** Uploaded files (the operator API's storage family): local disk, or a bucket when configured. */
+  assets: AssetStore;
   /** Prometheus metrics of this application. */
   metrics: Metrics;
   /** Rate budgets, shared through Redis when configured. */
@@ -138,7 +139,7 @@ export function createServices(deps: AppDeps): Services {
     throttle,
     metrics,
     postAnnouncer: new PostAnnouncer(db, clock),
-    assets: new LocalAssetStore(config.assetsDir),
+    assets: config.s3 ? new S3AssetStore(config.s3) : new LocalAssetStore(config.assetsDir),
     janitor: new Janitor(
       db,
       deps.store.dialect,

@@ -1,24 +1,38 @@
-// Where uploaded files live: a folder on local disk (ASSETS_DIR, by default <data folder>/assets), one
-// file per asset under its site. Files are written as they arrive (never held whole in memory), to a
-// temporary name first, so a reader never sees half a file.
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+// Where uploaded files live. Both stores take a file as it arrives (never whole in memory) and make it
+// visible only once it is complete: on local disk (ASSETS_DIR, by default <data folder>/assets) a file
+// per asset under its site, written under a temporary name first; or an S3-compatible bucket
+// (s3-asset-store.ts), where a multipart upload appears when it completes.
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
-const KEY = /^[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+$/;
+/** A file being written: `finish` makes it visible (after the stream ended), `abort` removes what was written. */
+export interface PendingFile {
+  stream: Writable;
+  finish: () => Promise<void>;
+  abort: () => Promise<void>;
+}
 
-export class LocalAssetStore {
+export interface AssetStore {
+  create(key: string, mediaType: string): Promise<PendingFile>;
+  /** The file of `key` with its size; null when it is not there. */
+  open(key: string): Promise<{ stream: Readable; size: number } | null>;
+  remove(key: string): Promise<void>;
+}
+
+/** Keys are ours (site id / random id), never a caller's text; still, refuse anything path-like. */
+export const ASSET_KEY = /^[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+$/;
+
+export class LocalAssetStore implements AssetStore {
   constructor(readonly dir: string) {}
 
   private path(key: string): string {
-    // Keys are ours (site id / random id), never a caller's text; still, refuse anything path-like.
-    if (!KEY.test(key)) throw new Error(`not an asset key: ${key}`);
+    if (!ASSET_KEY.test(key)) throw new Error(`not an asset key: ${key}`);
     return join(this.dir, key);
   }
 
-  /** A stream to write a new file under `key`; `finish` makes it visible, `abort` removes it. */
-  async create(key: string): Promise<{ stream: Writable; finish: () => Promise<void>; abort: () => Promise<void> }> {
+  async create(key: string): Promise<PendingFile> {
     const path = this.path(key);
     await mkdir(join(path, '..'), { recursive: true });
     const partial = `${path}.partial`;
@@ -33,8 +47,7 @@ export class LocalAssetStore {
     };
   }
 
-  /** The file of `key` with its size; null when it is not there. */
-  async open(key: string): Promise<{ stream: ReadStream; size: number } | null> {
+  async open(key: string): Promise<{ stream: Readable; size: number } | null> {
     const path = this.path(key);
     try {
       const info = await stat(path);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Problem } from '../http/problem.js';
 import { newId } from '../kernel/random.js';
-import type { LocalAssetStore } from './asset-store.js';
+import type { AssetStore } from './asset-store.js';
 import { isUploadMediaType, matchesContent, SNIFF_BYTES, UPLOAD_MEDIA_TYPES, type UploadMediaType } from './media-types.js';
 
 export interface StagedUpload {
@@ -25,7 +25,7 @@ const tooLarge = (max: number): StageResult => ({
   problem: { code: 'payload_too_large', status: 413, detail: `An upload may be at most ${max} bytes.` },
 });
 
-export async function stageUpload(store: LocalAssetStore, request: FastifyRequest, siteId: string, maxBytes: number): Promise<StageResult> {
+export async function stageUpload(store: AssetStore, request: FastifyRequest, siteId: string, maxBytes: number): Promise<StageResult> {
   const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (!isUploadMediaType(type))
     return {
@@ -40,7 +40,7 @@ export async function stageUpload(store: LocalAssetStore, request: FastifyReques
   if (Number.isFinite(declared) && declared > maxBytes) return tooLarge(maxBytes);
 
   const key = `${siteId}/${newId('file')}`;
-  const target = await store.create(key);
+  const target = await store.create(key, type);
   const hash = createHash('sha256');
   let size = 0;
   let head = Buffer.alloc(0);
@@ -95,6 +95,11 @@ export async function stageUpload(store: LocalAssetStore, request: FastifyReques
       problem: { code: 'unsupported_media_type', status: 415, detail: `The content is not ${type}: its first bytes say otherwise.` },
     };
   }
-  await target.finish();
+  try {
+    await target.finish();
+  } catch {
+    await target.abort();
+    return { ok: false, problem: { code: 'unavailable', status: 503, detail: 'The file could not be stored. Retry in a moment.' } };
+  }
   return { ok: true, upload: { key, mediaType: type, size, sha256: hash.digest('hex') } };
 }

@@ -1,5 +1,6 @@
 // The one typed configuration: environment (CONTRACT 2) plus the platform config file.
 // Validated once at start; every bad value is reported by name, never a stack trace.
+import type { S3Settings } from '../assets/s3-asset-store.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -157,6 +158,15 @@ const envSchema = z.object({
   METRICS_HOST: z.string().min(1).optional(),
   /** Where uploaded assets are kept on local disk; <data folder>/assets when unset. */
   ASSETS_DIR: z.string().optional(),
+  /** Keep assets in this S3-compatible bucket instead of on local disk. */
+  S3_BUCKET: z.string().optional(),
+  S3_PREFIX: z.string().optional(),
+  S3_REGION: z.string().optional(),
+  /** For S3-compatible services (MinIO, R2, …). */
+  S3_ENDPOINT: z.url().optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['0', '1']).optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
 });
 
 export interface Config {
@@ -174,8 +184,10 @@ export interface Config {
   metricsToken: string | undefined;
   /** A listener of its own for /metrics, when configured. */
   metricsListener: { host: string; port: number } | undefined;
-  /** The folder uploaded assets are stored in (operator API storage). */
+  /** The folder uploaded assets are stored in (operator API storage) when no bucket is configured. */
   assetsDir: string;
+  /** An S3-compatible bucket for uploaded assets, when S3_BUCKET is set. */
+  s3: S3Settings | undefined;
   platform: PlatformConfig;
 }
 
@@ -249,6 +261,19 @@ export function loadConfig(options: LoadOptions = {}): Config {
     metricsToken: e.METRICS_TOKEN ? e.METRICS_TOKEN : undefined,
     metricsListener: e.METRICS_PORT === undefined ? undefined : { host: e.METRICS_HOST ?? e.HOST, port: e.METRICS_PORT },
     assetsDir: e.ASSETS_DIR ? resolve(e.ASSETS_DIR) : resolve(dataDirOf(e.DATABASE_URL), 'assets'),
+    s3: e.S3_BUCKET
+      ? {
+          bucket: e.S3_BUCKET,
+          prefix: e.S3_PREFIX ?? '',
+          region: e.S3_REGION ?? 'us-east-1',
+          endpoint: e.S3_ENDPOINT,
+          forcePathStyle: e.S3_FORCE_PATH_STYLE === '1',
+          credentials:
+            e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY
+              ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY }
+              : undefined,
+        }
+      : undefined,
     platform,
   };
 }

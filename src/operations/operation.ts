@@ -1,7 +1,7 @@
 // One school operation, defined once (ARCHITECTURE "Operations: one definition, several doors"): name,
 // words, audience, scopes, zod schemas, MCP annotations and a handler over the domain. The MCP tools
 // (src/mcp/) and, later, the operator REST API project this one definition; neither re-implements it.
-import type { LocalAssetStore } from '../assets/asset-store.js';
+import type { AssetStore } from '../assets/asset-store.js';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { recordAudit } from '../audit/audit-log.js';
@@ -32,7 +32,7 @@ export interface OperationContext {
   /** Tells every serving process to drop its caches of people and roles (revocation signals). */
   flushPeople?: () => Promise<void>;
   /** Where uploaded files are kept (the storage family). */
-  assets?: LocalAssetStore;
+  assets?: AssetStore;
 }
 
 /** MCP tool annotations (MCP 2025-06-18 "Tool annotations"); every operation stays inside this school. */
