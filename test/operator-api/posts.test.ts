@@ -52,6 +52,14 @@ for (const dialect of DIALECTS) {
     const announcements = (postSlug: string) =>
       server.store.db.selectFrom('notifications').select(['person_id', 'site_id']).where('link', '=', `/posts/${postSlug}`).execute();
 
+    it('lists the demo’s posts in each state: published, scheduled and draft', async () => {
+      const states = async (state: string) =>
+        ((await call(server.academy, 'GET', `/posts?state=${state}&limit=100`, reader)).body.items as Post[]).map((p) => p.slug);
+      expect(await states('published')).toEqual(expect.arrayContaining(['spring-sale', 'welcome-to-demo-academy']));
+      expect(await states('scheduled')).toEqual(['live-qa-next-week']);
+      expect(await states('draft')).toEqual(['summer-plans']);
+    });
+
     it('drafts a post by default, by its author, listed under its state and not announced', async () => {
       const post = await draft('Spring news');
       expect(post).toMatchObject({ slug: 'spring-news', state: 'draft', publishAt: null, announcedAt: null });

@@ -253,6 +253,7 @@ export async function seedDemoHistory(db: Kysely<Database>, siteId: string, now:
   const orderedLectures = courses.flatMap((c) => lecturesOf(c.id).map((id) => ({ id, course_id: c.id })));
   await seedCommentsAndForms(db, siteId, now, orderedLectures, learners);
   await seedPages(db, siteId, now);
+  await seedPosts(db, siteId, now);
   await rebuildRollups(db, siteId);
 }
 
@@ -484,5 +485,44 @@ async function seedPages(db: Kysely<Database>, siteId: string, now: number): Pro
       restored_from: null,
       created_at: now - 10 * DAY,
     },
+  ]);
+}
+
+/**
+ * Posts: two published ones (already announced: the scheduler does not tell members about last year's
+ * news on the first start), one scheduled three days ahead, one draft.
+ */
+async function seedPosts(db: Kysely<Database>, siteId: string, now: number): Promise<void> {
+  const post = (id: string, slug: string, title: string, body: string, publishAt: number | null, createdAt: number) => ({
+    id,
+    site_id: siteId,
+    slug,
+    title,
+    body,
+    author_person_id: null,
+    publish_at: publishAt,
+    announced_at: publishAt !== null && publishAt <= now ? publishAt : null,
+    created_at: createdAt,
+    updated_at: null,
+  });
+  await insertAll(db, 'posts', [
+    post(
+      'pst_demo_welcome',
+      'welcome-to-demo-academy',
+      'Welcome to Demo Academy',
+      'Our first courses are open.',
+      now - 300 * DAY,
+      now - 301 * DAY,
+    ),
+    post('pst_demo_spring', 'spring-sale', 'Spring sale: 20% off', 'Use SPRING20 at checkout.', now - 60 * DAY, now - 61 * DAY),
+    post(
+      'pst_demo_live',
+      'live-qa-next-week',
+      'Live Q&A next week',
+      'Bring your questions about TypeScript 6.',
+      now + 3 * DAY,
+      now - 2 * DAY,
+    ),
+    post('pst_demo_draft', 'summer-plans', 'Summer plans', 'Draft: what we are building next.', null, now - DAY),
   ]);
 }
