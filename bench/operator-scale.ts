@@ -2,12 +2,9 @@
 // enrollments and 1,000,000 paid orders (with their lines, payments and analytics roll-ups), then
 // `GET /students?limit=100` and `GET /analytics/overview` for a year under load, p99 against 50 ms.
 // `npm run bench:operator` runs SQLite then PostgreSQL (a fresh database); OPERATOR_STUDENTS scales it.
-import { type ChildProcess, fork } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
@@ -15,6 +12,7 @@ import { writeActivity } from '../src/school/learner-activity.js';
 import { openStore } from '../src/storage/connect.js';
 import type { Database } from '../src/storage/schema.js';
 import { person } from '../test/helpers/person.js';
+import { startAppServer, tokensFromFlow } from './harness.js';
 
 const STUDENTS = Number(process.env.OPERATOR_STUDENTS ?? 100_000);
 const PER_STUDENT = 10; // enrollments and orders per student
@@ -30,48 +28,6 @@ const MEASURED = (process.env.OPERATOR_DIALECTS ?? 'sqlite,postgres').split(',')
 
 /** PostgreSQL is measured as it is deployed, with Redis (BENCH_REDIS_URL= to measure it without). */
 const REDIS_FOR_POSTGRES = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
-
-async function startServer(databaseUrl: string, redisUrl: string): Promise<{ child: ChildProcess; origin: string }> {
-  const child = fork(fileURLToPath(new URL('./app-server.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx', ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
-    stdio: 'inherit',
-    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_REDIS_URL: redisUrl },
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { port: number }).port));
-    child.once('exit', (code) => reject(new Error(`app-server exited with ${code}`)));
-  });
-  return { child, origin: `http://localhost:${port}` };
-}
-
-/** An operator token from the real flow: the demo vendor, allowed by owner@demo.test. */
-async function operatorToken(origin: string): Promise<string> {
-  const verifier = randomBytes(32).toString('base64url');
-  const redirect = 'http://127.0.0.1:61000/callback';
-  const url = new URL(`${origin}/oauth/authorize`);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: 'demo-vendor',
-    redirect_uri: redirect,
-    scope: 'students:read analytics:read',
-    resource: origin,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString();
-  const callback = await person('owner').authorize(url.href);
-  const res = await fetch(`${origin}/api/oauth/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code') ?? '',
-      redirect_uri: redirect,
-      code_verifier: verifier,
-      client_id: 'demo-vendor',
-      resource: origin,
-    }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
-}
 
 /** Grows the Academy with set-based statements, in chunks that stay under the store's query timeout. */
 async function grow(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<void> {
@@ -194,7 +150,10 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       await c.end();
     };
   }
-  const { child, origin } = await startServer(databaseUrl, dialect === 'postgres' ? REDIS_FOR_POSTGRES : '');
+  const { child, origin } = await startAppServer(
+    { BENCH_DATABASE_URL: databaseUrl, BENCH_REDIS_URL: dialect === 'postgres' ? REDIS_FOR_POSTGRES : '' },
+    PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+  );
   try {
     const store = openStore(databaseUrl, { poolSize: 2 });
     const seeded = performance.now();
@@ -204,7 +163,14 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
     console.log(
       `${dialect}: grew to ${STUDENTS.toLocaleString('en')} students, ${(STUDENTS * PER_STUDENT).toLocaleString('en')} enrollments and orders in ${((performance.now() - seeded) / 1000).toFixed(0)} s`,
     );
-    const token = await operatorToken(origin);
+    const token = (
+      await tokensFromFlow(origin, {
+        clientId: 'demo-vendor',
+        redirectUri: 'http://127.0.0.1:61000/callback',
+        scope: 'students:read analytics:read',
+        who: person('owner'),
+      })
+    ).access_token;
     const today = new Date().toISOString().slice(0, 10);
     const yearAgo = new Date(Date.now() - 364 * DAY).toISOString().slice(0, 10);
     const results: Array<[string, autocannon.Result]> = [];

@@ -2,10 +2,10 @@
 // `npm run bench` prints requests per second, p99 latency and the share of the bare endpoint's rate;
 // BENCH_SECONDS and BENCH_CONNECTIONS adjust the load. Servers run in their own processes.
 import { fork, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { person } from '../test/helpers/person.js';
+import { tokensFromFlow } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -34,32 +34,8 @@ async function load(opts: autocannon.Options): Promise<Figures> {
   return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
 }
 
-async function tokenPair(origin: string, clientId: string, redirectUri: string, scope: string, secret?: string) {
-  const verifier = randomBytes(32).toString('base64url');
-  const url = new URL(`${origin}/oauth/authorize`);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    scope,
-    resource: origin,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString();
-  const callback = await student.authorize(url.href);
-  const form: Record<string, string> = {
-    grant_type: 'authorization_code',
-    code: callback.searchParams.get('code') ?? '',
-    redirect_uri: redirectUri,
-    code_verifier: verifier,
-    client_id: clientId,
-    resource: origin,
-  };
-  if (secret) form.client_secret = secret;
-  const res = await fetch(`${origin}/api/oauth/token`, { method: 'POST', body: new URLSearchParams(form) });
-  if (!res.ok) throw new Error(`token exchange failed: ${res.status} ${await res.text()}`);
-  return (await res.json()) as { access_token: string; refresh_token: string };
-}
+const tokenPair = (origin: string, clientId: string, redirectUri: string, scope: string, secret?: string) =>
+  tokensFromFlow(origin, { clientId, redirectUri, scope, who: student, ...(secret ? { secret } : {}) });
 
 const student = person('student');
 

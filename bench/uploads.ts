@@ -1,12 +1,10 @@
 // Uploads do not get in the way (issue 10): the p99 of a discovery request, alone and while 10 MB files
 // are uploaded without pause over 4 connections, and the server's peak memory (VmHWM) before and after
 // 24 such uploads: a server holding whole files would grow by tens of megabytes. `npm run bench:uploads`.
-import { type ChildProcess, fork } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { person } from '../test/helpers/person.js';
+import { startAppServer, tokensFromFlow } from './harness.js';
 
 const FILE_BYTES = 10 * 1024 * 1024;
 const UPLOADS = 24;
@@ -17,43 +15,6 @@ function peakRssMb(pid: number): number {
     .split('\n')
     .find((l) => l.startsWith('VmHWM:'));
   return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
-}
-
-async function startServer(): Promise<{ child: ChildProcess; origin: string }> {
-  const child = fork(fileURLToPath(new URL('./app-server.ts', import.meta.url)), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { port: number }).port));
-    child.once('exit', (code) => reject(new Error(`app-server exited with ${code}`)));
-  });
-  return { child, origin: `http://localhost:${port}` };
-}
-
-async function operatorToken(origin: string): Promise<string> {
-  const verifier = randomBytes(32).toString('base64url');
-  const redirect = 'http://127.0.0.1:61000/callback';
-  const url = new URL(`${origin}/oauth/authorize`);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: 'demo-vendor',
-    redirect_uri: redirect,
-    scope: 'storage:write',
-    resource: origin,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString();
-  const callback = await person('owner').authorize(url.href);
-  const res = await fetch(`${origin}/api/oauth/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code') ?? '',
-      redirect_uri: redirect,
-      code_verifier: verifier,
-      client_id: 'demo-vendor',
-      resource: origin,
-    }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
 }
 
 /** A 10 MB PNG-headed body, streamed in 64 KB chunks from one reused buffer (the client holds little). */
@@ -94,9 +55,16 @@ async function uploadAll(origin: string, token: string, count: number): Promise<
 const discovery = (origin: string, duration: number) =>
   autocannon({ url: `${origin}/.well-known/openid-configuration`, connections: 10, duration });
 
-const { child, origin } = await startServer();
+const { child, origin } = await startAppServer();
 try {
-  const token = await operatorToken(origin);
+  const token = (
+    await tokensFromFlow(origin, {
+      clientId: 'demo-vendor',
+      redirectUri: 'http://127.0.0.1:61000/callback',
+      scope: 'storage:write',
+      who: person('owner'),
+    })
+  ).access_token;
   // Memory first, with nothing else running: what 24 uploads of 10 MB add to the server's peak.
   await uploadAll(origin, token, 2);
   const before = peakRssMb(child.pid ?? 0);

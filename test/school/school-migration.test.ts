@@ -1,4 +1,5 @@
 // Migration 002 (the school tables) on both dialects: up, down, and the per-site uniqueness rules.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as m002 from '../../src/storage/migrations/002-school.js';
 import * as m006 from '../../src/storage/migrations/006-activity-bitmap-digests.js';
@@ -109,8 +110,8 @@ for (const dialect of DIALECTS) {
     it('gives bitmaps stored before migration 006 the digest their bits have, so no node trusts a missing one', async () => {
       await m006.down(s.db);
       const bits = Buffer.from([0b1011, 0, 0xff, 7, 1]);
-      // biome-ignore lint/suspicious/noExplicitAny: the table as migration 005 left it, without the digest column
-      await (s.db as any).insertInto('activity_bitmaps').values({ site_id: 'site_a', period: '2026-03', bits }).execute();
+      // The table as migration 005 left it, without the digest column: written in plain SQL.
+      await sql`insert into activity_bitmaps (site_id, period, bits) values (${'site_a'}, ${'2026-03'}, ${bits})`.execute(s.db);
       await m006.up(s.db);
       const row = await s.db.selectFrom('activity_bitmaps').select(['digest']).where('period', '=', '2026-03').executeTakeFirstOrThrow();
       expect(row.digest).toBe(bitmapDigest(bits));
