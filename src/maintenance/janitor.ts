@@ -7,6 +7,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import type { Dialect } from '../storage/connect.js';
 import type { Database } from '../storage/schema.js';
+import { RepeatingJob } from './repeating-job.js';
 
 export interface JanitorOptions {
   /** Rows per DELETE. */
@@ -55,9 +56,7 @@ export interface JanitorObserver {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Janitor {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<PurgeReport | undefined> | undefined;
-  private stopped = false;
+  private readonly schedule = new RepeatingJob(() => this.run());
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -72,34 +71,17 @@ export class Janitor {
    * lock (PostgreSQL) and this run was skipped.
    */
   runOnce(): Promise<PurgeReport | undefined> {
-    this.running ??= this.run().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.schedule.runOnce();
   }
 
   /** Runs every `intervalMs` (first run after one interval) until stop(). */
   start(intervalMs: number, onError: (err: unknown) => void): void {
-    this.stopped = false;
-    const tick = () => {
-      this.timer = setTimeout(async () => {
-        try {
-          await this.runOnce();
-        } catch (err) {
-          onError(err);
-        }
-        if (!this.stopped) tick();
-      }, intervalMs);
-      this.timer.unref();
-    };
-    tick();
+    this.schedule.start(intervalMs, onError);
   }
 
   /** Stops the schedule and waits for a run in progress to finish its current batch. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.schedule.stop();
   }
 
   private async run(): Promise<PurgeReport | undefined> {
@@ -246,7 +228,7 @@ export class Janitor {
     for (;;) {
       const started = performance.now();
       const deleted = await batch();
-      if (deleted < batchSize || this.stopped) return;
+      if (deleted < batchSize || this.schedule.stopped) return;
       const took = performance.now() - started;
       await sleep(Math.max(pauseMs, (took * (1 - share)) / share));
     }

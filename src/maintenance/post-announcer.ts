@@ -7,45 +7,26 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import { announceDuePosts } from '../school/posts.repository.js';
 import type { Database } from '../storage/schema.js';
+import { RepeatingJob } from './repeating-job.js';
 
 export class PostAnnouncer {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private stopped = false;
+  private readonly schedule: RepeatingJob<number>;
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly clock: Clock,
-  ) {}
+  constructor(db: Kysely<Database>, clock: Clock) {
+    this.schedule = new RepeatingJob(() => announceDuePosts(db, clock.now()));
+  }
 
   /** Announces what is due now; answers how many posts. */
   runOnce(): Promise<number> {
-    this.running ??= announceDuePosts(this.db, this.clock.now()).finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.schedule.runOnce();
   }
 
   /** Runs every `intervalMs` until stop(). */
   start(intervalMs: number, onError: (err: unknown) => void): void {
-    this.stopped = false;
-    const tick = () => {
-      this.timer = setTimeout(async () => {
-        try {
-          await this.runOnce();
-        } catch (err) {
-          onError(err);
-        }
-        if (!this.stopped) tick();
-      }, intervalMs);
-      this.timer.unref();
-    };
-    tick();
+    this.schedule.start(intervalMs, onError);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running?.catch(() => {});
+  stop(): Promise<void> {
+    return this.schedule.stop();
   }
 }
