@@ -3,6 +3,7 @@
 // caller answers what is stored.
 import { findCourseById, type OperatorCourse } from './operator-catalogue.repository.js';
 import type { SiteScope } from './scope.js';
+import { slugTaken } from './slugs.js';
 
 export interface CourseChanges {
   slug?: string;
@@ -16,16 +17,7 @@ export interface CourseChanges {
 export type CourseChangeResult = { kind: 'changed'; course: OperatorCourse } | { kind: 'not_found' } | { kind: 'slug_taken' };
 
 export async function updateCourse(scope: SiteScope, id: string, changes: CourseChanges, now: number): Promise<CourseChangeResult> {
-  if (changes.slug !== undefined) {
-    const clash = await scope.db
-      .selectFrom('courses')
-      .select('id')
-      .where('site_id', '=', scope.siteId)
-      .where('slug', '=', changes.slug)
-      .where('id', '!=', id)
-      .executeTakeFirst();
-    if (clash) return { kind: 'slug_taken' };
-  }
+  if (changes.slug !== undefined && (await slugTaken(scope, 'courses', changes.slug, id))) return { kind: 'slug_taken' };
   const result = await scope.db
     .updateTable('courses')
     .set({

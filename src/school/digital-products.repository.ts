@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 import type { SiteScope } from './scope.js';
+import { slugTaken } from './slugs.js';
 
 export interface OperatorDigitalProduct {
   id: string;
@@ -130,17 +131,6 @@ export async function findDigitalProduct(scope: SiteScope, id: string): Promise<
   return toProduct(row, (await purchaseCounts(scope, [id])).get(id) ?? 0);
 }
 
-async function slugTaken(scope: SiteScope, slug: string, exceptId: string | null): Promise<boolean> {
-  const row = await scope.db
-    .selectFrom('digital_products')
-    .select('id')
-    .where('site_id', '=', scope.siteId)
-    .where('slug', '=', slug)
-    .$if(exceptId !== null, (qb) => qb.where('id', '!=', exceptId as string))
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export type DigitalProductWrite = { kind: 'done'; product: OperatorDigitalProduct } | { kind: 'not_found' } | { kind: 'slug_taken' };
 
 async function done(scope: SiteScope, id: string): Promise<DigitalProductWrite> {
@@ -149,7 +139,7 @@ async function done(scope: SiteScope, id: string): Promise<DigitalProductWrite> 
 }
 
 export async function createDigitalProduct(scope: SiteScope, fields: DigitalProductFields, now: number): Promise<DigitalProductWrite> {
-  if (await slugTaken(scope, fields.slug, null)) return { kind: 'slug_taken' };
+  if (await slugTaken(scope, 'digital_products', fields.slug, null)) return { kind: 'slug_taken' };
   const id = `dpr_${randomUUID()}`;
   await scope.db
     .insertInto('digital_products')
@@ -177,7 +167,7 @@ export async function updateDigitalProduct(
   changes: Partial<DigitalProductFields>,
   now: number,
 ): Promise<DigitalProductWrite> {
-  if (changes.slug !== undefined && (await slugTaken(scope, changes.slug, id))) return { kind: 'slug_taken' };
+  if (changes.slug !== undefined && (await slugTaken(scope, 'digital_products', changes.slug, id))) return { kind: 'slug_taken' };
   const result = await scope.db
     .updateTable('digital_products')
     .set({

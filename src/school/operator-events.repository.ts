@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 import type { SiteScope } from './scope.js';
+import { slugTaken } from './slugs.js';
 
 export interface OperatorEvent {
   id: string;
@@ -155,17 +156,6 @@ export async function findEventById(scope: SiteScope, id: string): Promise<Opera
   return toEvent(row, counts.get(id) ?? 0);
 }
 
-async function slugTaken(scope: SiteScope, slug: string, exceptId: string | null): Promise<boolean> {
-  const clash = await scope.db
-    .selectFrom('events')
-    .select('id')
-    .where('site_id', '=', scope.siteId)
-    .where('slug', '=', slug)
-    .$if(exceptId !== null, (qb) => qb.where('id', '!=', exceptId as string))
-    .executeTakeFirst();
-  return clash !== undefined;
-}
-
 export type EventWriteResult =
   | { kind: 'done'; event: OperatorEvent }
   | { kind: 'not_found' }
@@ -173,7 +163,7 @@ export type EventWriteResult =
   | { kind: 'cancelled' };
 
 export async function createEvent(scope: SiteScope, fields: EventFields, now: number): Promise<EventWriteResult> {
-  if (await slugTaken(scope, fields.slug, null)) return { kind: 'slug_taken' };
+  if (await slugTaken(scope, 'events', fields.slug, null)) return { kind: 'slug_taken' };
   const id = `evt_${randomUUID()}`;
   await scope.db
     .insertInto('events')
@@ -205,7 +195,7 @@ export async function updateEvent(scope: SiteScope, id: string, changes: Partial
   const current = await findEventById(scope, id);
   if (!current) return { kind: 'not_found' };
   if (current.cancelledAt !== null) return { kind: 'cancelled' };
-  if (changes.slug !== undefined && (await slugTaken(scope, changes.slug, id))) return { kind: 'slug_taken' };
+  if (changes.slug !== undefined && (await slugTaken(scope, 'events', changes.slug, id))) return { kind: 'slug_taken' };
   const set = {
     ...(changes.slug !== undefined ? { slug: changes.slug } : {}),
     ...(changes.title !== undefined ? { title: changes.title } : {}),

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Page as ListPage, type PageRequest, pageQuery, toPage } from './paging.js';
 import type { SiteScope } from './scope.js';
+import { slugTaken } from './slugs.js';
 
 export interface SchoolPage {
   id: string;
@@ -94,17 +95,6 @@ export async function findPage(scope: SiteScope, id: string): Promise<SchoolPage
   return row ? pageOf(row) : null;
 }
 
-async function slugTaken(scope: SiteScope, slug: string, exceptId: string | null): Promise<boolean> {
-  const row = await scope.db
-    .selectFrom('pages')
-    .select('id')
-    .where('site_id', '=', scope.siteId)
-    .where('slug', '=', slug)
-    .$if(exceptId !== null, (qb) => qb.where('id', '!=', exceptId as string))
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 async function writeRevision(
   scope: SiteScope,
   pageId: string,
@@ -137,7 +127,7 @@ async function done(scope: SiteScope, id: string): Promise<PageWrite> {
 }
 
 export async function createPage(scope: SiteScope, content: PageContent, authorId: string | null, now: number): Promise<PageWrite> {
-  if (await slugTaken(scope, content.slug, null)) return { kind: 'slug_taken' };
+  if (await slugTaken(scope, 'pages', content.slug, null)) return { kind: 'slug_taken' };
   const id = `pag_${randomUUID()}`;
   await scope.db
     .insertInto('pages')
@@ -158,7 +148,7 @@ export async function revisePage(
 ): Promise<PageWrite> {
   const current = await findPage(scope, id);
   if (!current) return { kind: 'not_found' };
-  if (changes.slug !== undefined && (await slugTaken(scope, changes.slug, id))) return { kind: 'slug_taken' };
+  if (changes.slug !== undefined && (await slugTaken(scope, 'pages', changes.slug, id))) return { kind: 'slug_taken' };
   const content: PageContent = {
     slug: changes.slug ?? current.slug,
     title: changes.title ?? current.title,

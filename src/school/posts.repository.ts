@@ -8,6 +8,7 @@ import { variantCapabilities } from '../sites/site.js';
 import type { Database } from '../storage/schema.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 import type { SiteScope } from './scope.js';
+import { slugTaken } from './slugs.js';
 
 export type PostState = 'draft' | 'scheduled' | 'published';
 
@@ -105,17 +106,6 @@ export async function findPost(scope: SiteScope, id: string): Promise<Post | nul
   return row ? toPost(row) : null;
 }
 
-async function slugTaken(scope: SiteScope, slug: string, exceptId: string | null): Promise<boolean> {
-  const row = await scope.db
-    .selectFrom('posts')
-    .select('id')
-    .where('site_id', '=', scope.siteId)
-    .where('slug', '=', slug)
-    .$if(exceptId !== null, (qb) => qb.where('id', '!=', exceptId as string))
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export type PostWrite = { kind: 'done'; post: Post } | { kind: 'not_found' } | { kind: 'slug_taken' };
 
 export async function draftPost(
@@ -123,7 +113,7 @@ export async function draftPost(
   fields: { slug: string; title: string; body: string; authorId: string | null },
   now: number,
 ): Promise<PostWrite> {
-  if (await slugTaken(scope, fields.slug, null)) return { kind: 'slug_taken' };
+  if (await slugTaken(scope, 'posts', fields.slug, null)) return { kind: 'slug_taken' };
   const id = `pst_${randomUUID()}`;
   await scope.db
     .insertInto('posts')
@@ -150,7 +140,7 @@ export async function updatePost(
   changes: { slug?: string; title?: string; body?: string },
   now: number,
 ): Promise<PostWrite> {
-  if (changes.slug !== undefined && (await slugTaken(scope, changes.slug, id))) return { kind: 'slug_taken' };
+  if (changes.slug !== undefined && (await slugTaken(scope, 'posts', changes.slug, id))) return { kind: 'slug_taken' };
   const result = await scope.db
     .updateTable('posts')
     .set({ ...changes, updated_at: now })
