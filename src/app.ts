@@ -23,6 +23,8 @@ import { registerRegistrationRoutes } from './http/routes/register.js';
 import { registerTokenRoutes } from './http/routes/token.js';
 import { registerUserInfoRoutes } from './http/routes/userinfo.js';
 import { siteResolver } from './http/site-resolution.js';
+import { registerAccountPages } from './http/routes/account-pages.js';
+import { registerAdminPages } from './http/routes/admin-pages.js';
 import { createServices, type Services } from './services.js';
 import { operatorSecuritySchemes } from './http/routes/docs.js';
 
@@ -50,7 +52,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
   app.decorate('services', services);
+  services.usage.start((err) => app.log.error({ err }, 'writing app usage counts failed'));
   app.addHook('onClose', async () => {
+    await services.usage.stop().catch((err: unknown) => app.log.error({ err }, 'writing app usage counts failed'));
     await services.signals.close();
     services.redis?.disconnect();
   });
@@ -95,6 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (pages) => {
     await pages.register(cookie);
     registerAuthorizeRoutes(pages, services);
+    registerAdminPages(pages, services);
+    registerAccountPages(pages, services);
   });
   registerTokenRoutes(app, services);
   registerUserInfoRoutes(app, services);

@@ -17,6 +17,8 @@ import { createRevocationSignals, type RevocationSignals } from './storage/revoc
 import { CoherentCache } from './storage/coherent-cache.js';
 import { findPersonWithRoles, type PersonLookup, type PersonWithRoles } from './people/people.repository.js';
 import { findMemberApp } from './clients/member-apps.repository.js';
+import { type ClientDecision, findClientDecision } from './clients/site-client-decisions.repository.js';
+import { UsageRecorder } from './usage/usage-recorder.js';
 import type { MemberClientsTable } from './storage/schema.js';
 import { SiteDirectory } from './sites/site-directory.js';
 import type { Database } from './storage/schema.js';
@@ -56,6 +58,8 @@ export interface Services {
   metrics: Metrics;
   /** Rate budgets, shared through Redis when configured. */
   throttle: Throttle;
+  /** Counts what apps use, for the connections and account pages (written in batches). */
+  usage: UsageRecorder;
   /** Revocation signals between the processes of a deployment. */
   signals: RevocationSignals;
   /** Keys derived from SCHOOLGATE_SECRET, one per purpose. */
@@ -86,11 +90,24 @@ export function createServices(deps: AppDeps): Services {
   const people: PersonLookup = (siteId, personId) =>
     peopleCache.get(`${siteId}\u0000${personId}`, () => findPersonWithRoles(db, siteId, personId));
   const appCache = new CoherentCache<MemberClientsTable>(signals, clock);
+  // Absence is cached too (most clients have no decision), as an object the cache can keep.
+  const decisionCache = new CoherentCache<{ decision: ClientDecision | null }>(signals, clock);
   const clients = createClientResolver(
     (siteId, clientId) => appCache.get(`${siteId}\u0000${clientId}`, () => findMemberApp(db, siteId, clientId)),
     config.platform.vendors,
     cimd,
+    async (siteId, clientId) =>
+      (
+        await decisionCache.get(`${siteId}\u0000${clientId}`, async () => ({
+          decision: await findClientDecision(db, siteId, clientId),
+        }))
+      )?.decision ?? null,
   );
+  // A flush means some shared row changed (a site's beta flag among them): read the sites again.
+  const sites = new SiteDirectory(db, clock);
+  signals.subscribe((signal) => {
+    if (signal.kind === 'flush') sites.invalidate();
+  });
   const standing = createStandingCheck(clients, people);
   // One command connection for the deployment-wide counters; it must never queue commands while Redis is
   // down (callers fall back at once), nor crash the process on a connection error.
@@ -113,7 +130,8 @@ export function createServices(deps: AppDeps): Services {
     config,
     db,
     clock,
-    sites: new SiteDirectory(db, clock),
+    sites,
+    usage: new UsageRecorder(db, clock),
     keys,
     clients,
     tokenContext: {

@@ -21,6 +21,17 @@ export type AuditKind =
   | 'cimd.refused'
   | 'keys.rotated'
   | 'client.created'
+  | 'client.updated'
+  | 'client.secret_rotated'
+  | 'client.deleted'
+  /** Admin area (issue 11): an operator ended every grant of an app, or decided on a CIMD client. */
+  | 'client.revoked'
+  | 'client.reviewed'
+  | 'client.blocked'
+  | 'client.decision_cleared'
+  /** A member withdrew an app on /account/apps. */
+  | 'consent.withdrawn'
+  | 'site.mcp_connections_changed'
   /** A write through the operator API or an operator MCP tool: `operator.<operation name>`. */
   | `operator.${string}`;
 

@@ -1,4 +1,19 @@
 // The one Client type every OAuth endpoint sees, whatever its source (SPEC 5.2).
+/**
+ * A client this site refuses for now (issue 11): a Client ID Metadata Document client an operator
+ * blocked, or a member application while the site's "MCP connections" beta is off. The message is
+ * safe to show to the person and the client.
+ */
+export class ClientRefusedError extends Error {
+  override name = 'ClientRefusedError';
+  constructor(
+    readonly reason: 'blocked' | 'mcp_connections_off',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export type ClientAudience = 'member' | 'operator';
 export type ClientSource = 'member-app' | 'vendor' | 'cimd';
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_post';

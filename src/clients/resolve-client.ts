@@ -7,7 +7,8 @@ import type { Site } from '../sites/site.js';
 import type { MemberClientsTable } from '../storage/schema.js';
 import type { CimdResolver } from './cimd/resolver.js';
 import { CimdError } from './cimd/types.js';
-import type { Client, ClientAudience } from './client.js';
+import { type Client, type ClientAudience, ClientRefusedError } from './client.js';
+import type { ClientDecision } from './site-client-decisions.repository.js';
 
 export interface ClientResolver {
   resolve(site: Site, clientId: string): Promise<Client | undefined>;
@@ -21,10 +22,14 @@ export interface ClientResolver {
 /** Finds a member application of a site (a repository read, or a cached one: services.ts). */
 export type MemberAppLookup = (siteId: string, clientId: string) => Promise<MemberClientsTable | undefined>;
 
+/** A site's own decision on a Client ID Metadata Document client, or null (the platform default). */
+export type ClientDecisionLookup = (siteId: string, clientId: string) => Promise<ClientDecision | null>;
+
 export function createClientResolver(
   memberApps: MemberAppLookup,
   vendors: readonly VendorIntegration[],
   cimd: CimdResolver,
+  decisions: ClientDecisionLookup,
 ): ClientResolver {
   const vendorById = new Map(vendors.map((v) => [v.client_id, v]));
   return {
@@ -33,6 +38,14 @@ export function createClientResolver(
     },
     async resolve(site, clientId) {
       if (cimd.isCimdClientId(clientId)) {
+        // The site's decision wins over the platform's reviewed_hosts, both ways.
+        const decision = await decisions(site.id, clientId);
+        if (decision === 'blocked') {
+          throw new ClientRefusedError(
+            'blocked',
+            `${site.name} has blocked this application. Contact the school if you think this is a mistake.`,
+          );
+        }
         const doc = await cimd.resolve(clientId);
         // We authenticate clients with `none` or `client_secret_post` only, and a document may not carry secrets.
         if (doc.tokenEndpointAuthMethod !== 'none') {
@@ -41,7 +54,8 @@ export function createClientResolver(
             `token_endpoint_auth_method ${doc.tokenEndpointAuthMethod} is not supported here; use none`,
           );
         }
-        const ceiling = doc.reviewed ? audienceScopes('operator') : UNREVIEWED_CIMD_SCOPES;
+        const reviewed = decision === 'reviewed' || doc.reviewed;
+        const ceiling = reviewed ? audienceScopes('operator') : UNREVIEWED_CIMD_SCOPES;
         const declared = doc.scope ? doc.scope.split(' ') : null;
         return {
           clientId: doc.clientId,
@@ -72,6 +86,12 @@ export function createClientResolver(
       }
       const app = await memberApps(site.id, clientId);
       if (!app) return undefined;
+      if (!site.mcpBeta) {
+        throw new ClientRefusedError(
+          'mcp_connections_off',
+          `${site.name} has turned off MCP connections, so its member applications cannot be used for now. Contact the school.`,
+        );
+      }
       const ceiling = audienceScopes('member');
       const granted = app.scopes.split(' ');
       return {

@@ -79,6 +79,8 @@ const platformSchema = z
         pause_ms: z.number().int().min(0).max(1000).default(2),
         /** Share of time a purge may hold the database; it pauses after each batch to keep to it. */
         share: z.number().gt(0).max(1).default(0.25),
+        /** Days of the apps' usage log kept (members' access log on /account/apps, counts on /admin/connections). */
+        access_log_retention_days: z.number().int().min(1).max(3650).default(90),
       })
       .prefault({}),
     storage: z

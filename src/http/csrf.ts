@@ -10,7 +10,8 @@ import { isSecureOrigin, siteCookieName } from './session-cookie.js';
 
 export const CSRF_COOKIE = 'sg_csrf';
 
-export type CsrfPurpose = 'sign-in' | 'consent' | 'sign-out';
+/** One per kind of form; the admin and account pages each share one (their forms change one site's own data). */
+export type CsrfPurpose = 'sign-in' | 'consent' | 'sign-out' | 'admin' | 'account';
 
 export interface CsrfProtection {
   /** The form field value for this browser at this site, setting the cookie when it has none. */

@@ -9,11 +9,11 @@ export function sendPage(
   reply: FastifyReply,
   status: number,
   body: string,
-  options: { allowFormRedirect?: boolean; theme?: PageTheme } = {},
+  options: { allowFormRedirect?: boolean; theme?: PageTheme; styleHash?: string } = {},
 ): FastifyReply {
   const csp = [
     "default-src 'none'",
-    `style-src ${STYLE_HASH}${options.theme ? ` ${options.theme.hash}` : ''}`,
+    `style-src ${options.styleHash ?? STYLE_HASH}${options.theme ? ` ${options.theme.hash}` : ''}`,
     "img-src 'self' data:",
     "base-uri 'none'",
     "frame-ancestors 'none'",

@@ -16,13 +16,25 @@ export interface JanitorOptions {
   pauseMs: number;
   /** The share of time (0 to 1) a run may spend in batches; the rest is left to live requests. */
   share: number;
+  /** Days of the app usage log (members' access log, connection counts) kept; older days are purged. */
+  accessLogRetentionDays: number;
 }
 
-export const JANITOR_DEFAULTS: JanitorOptions = { batchSize: 200, pauseMs: 2, share: 0.25 };
+export const JANITOR_DEFAULTS: JanitorOptions = { batchSize: 200, pauseMs: 2, share: 0.25, accessLogRetentionDays: 90 };
 
 /** The options of the platform config's `janitor` section. */
-export function janitorOptions(section: { batch_size: number; pause_ms: number; share: number }): JanitorOptions {
-  return { batchSize: section.batch_size, pauseMs: section.pause_ms, share: section.share };
+export function janitorOptions(section: {
+  batch_size: number;
+  pause_ms: number;
+  share: number;
+  access_log_retention_days: number;
+}): JanitorOptions {
+  return {
+    batchSize: section.batch_size,
+    pauseMs: section.pause_ms,
+    share: section.share,
+    accessLogRetentionDays: section.access_log_retention_days,
+  };
 }
 
 /**
@@ -44,6 +56,7 @@ export const PURGED_TABLES = [
   'sign_in_throttle',
   'idempotency_keys',
   'confirmation_uses',
+  'app_usage',
 ] as const;
 export type PurgedTable = (typeof PURGED_TABLES)[number];
 export type PurgeReport = Record<PurgedTable, number>;
@@ -116,6 +129,7 @@ export class Janitor {
       sign_in_throttle: 0,
       idempotency_keys: 0,
       confirmation_uses: 0,
+      app_usage: 0,
     };
     const count = (table: PurgedTable, rows: number) => {
       report[table] += rows;
@@ -209,6 +223,13 @@ export class Janitor {
         .where('token_hash', 'in', db.selectFrom('confirmation_uses').select('token_hash').where('expires_at', '<', now).limit(n))
         .executeTakeFirst();
       return this.counted(count, 'confirmation_uses', rows.numDeletedRows);
+    });
+    // The usage log keeps whole UTC days: a day goes once all of it is older than the retention.
+    const oldestKept = new Date(now - this.options.accessLogRetentionDays * 86_400_000).toISOString().slice(0, 10);
+    await this.batches(async () => {
+      const rows = await sql`delete from app_usage where (site_id, client_id, person_id, day, what) in
+        (select site_id, client_id, person_id, day, what from app_usage where day < ${oldestKept} limit ${sql.lit(n)})`.execute(db);
+      return this.counted(count, 'app_usage', rows.numAffectedRows ?? 0n);
     });
     return report;
   }

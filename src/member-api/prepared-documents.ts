@@ -14,12 +14,34 @@ export interface PreparedDocument {
   document: DocumentNode;
   /** graphql's rules, the depth limit, and the cost limit counted with these variables; empty when valid. */
   validationErrors(variables: Readonly<Record<string, unknown>> | undefined): readonly GraphQLError[];
+  /** What a member's access log shows for this document: `graphql:viewer.enrollments`, `graphql:markNotificationRead`. */
+  uses: readonly string[];
+  /** Whether the document holds a mutation. */
+  writes: boolean;
 }
 
 export type Preparation = { ok: true; prepared: PreparedDocument } | { ok: false; syntaxError: GraphQLError };
 
 function declaresVariables(document: DocumentNode): boolean {
   return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && (d.variableDefinitions?.length ?? 0) > 0);
+}
+
+/** The fields a document asks for at the top, and under `viewer` one level down (named, not aliased). */
+function usesOf(document: DocumentNode): { uses: string[]; writes: boolean } {
+  const uses = new Set<string>();
+  let writes = false;
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    if (definition.operation === 'mutation') writes = true;
+    for (const top of definition.selectionSet.selections) {
+      if (top.kind !== Kind.FIELD || top.name.value.startsWith('__')) continue;
+      const children = top.name.value === 'viewer' ? (top.selectionSet?.selections ?? []) : [];
+      const named = children.flatMap((c) => (c.kind === Kind.FIELD && !c.name.value.startsWith('__') ? [c.name.value] : []));
+      if (named.length === 0) uses.add(`graphql:${top.name.value}`);
+      for (const name of named) uses.add(`graphql:viewer.${name}`);
+    }
+  }
+  return { uses: [...uses], writes };
 }
 
 function prepare(schema: GraphQLSchema, query: string): Preparation {
@@ -37,6 +59,7 @@ function prepare(schema: GraphQLSchema, query: string): Preparation {
     ok: true,
     prepared: {
       document,
+      ...usesOf(document),
       validationErrors(variables) {
         if (ruleErrors.length > 0) return ruleErrors;
         return fixedCost ?? validate(schema, document, [costLimitRule(variables)]);

@@ -10,7 +10,7 @@ import { isWellFormedToken } from './tokens/token-format.js';
 import { hashToken } from '../kernel/hashing.js';
 import type { AccessTokenCache } from './tokens/access-token-cache.js';
 import { findAccessTokenByHash } from './tokens/tokens.repository.js';
-import { LOST_STANDING, type StandingCheck } from './standing.js';
+import type { StandingCheck } from './standing.js';
 
 export interface BearerToken {
   siteId: string;
@@ -97,13 +97,13 @@ async function checkBearer(
   if (row.expires_at <= clock.now())
     return { kind: 'invalid_token', description: 'the access token expired', scopes: row.scope.split(' ') };
   // Decided on every call, not only at consent (issue 8): roles change while tokens live.
-  let standingHolds: boolean;
+  let refusal: string | null;
   try {
-    standingHolds = await withTimeout(standing.holds(row.site_id, row.client_id, row.person_id), BEARER_STORE_TIMEOUT_MS);
+    refusal = await withTimeout(standing.refusal(site, row.client_id, row.person_id), BEARER_STORE_TIMEOUT_MS);
   } catch {
     return { kind: 'unavailable' };
   }
-  if (!standingHolds) return { kind: 'forbidden', description: LOST_STANDING };
+  if (refusal !== null) return { kind: 'forbidden', description: refusal };
   return {
     kind: 'valid',
     token: {

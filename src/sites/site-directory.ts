@@ -31,6 +31,11 @@ export class SiteDirectory {
     return this.byOrigin.get(origin);
   }
 
+  /** The next lookup reads the list again (a site changed: its beta flag, its name). */
+  invalidate(): void {
+    this.loadedAt = -Infinity;
+  }
+
   async reload(): Promise<void> {
     this.loading ??= listSites(this.db)
       .then((sites) => {

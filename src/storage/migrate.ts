@@ -15,6 +15,7 @@ import * as m012 from './migrations/012-digital-product-lifecycle.js';
 import * as m013 from './migrations/013-pages.js';
 import * as m014 from './migrations/014-assets.js';
 import * as m015 from './migrations/015-appearance.js';
+import * as m016 from './migrations/016-admin-area.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '013-pages': m013,
   '014-assets': m014,
   '015-appearance': m015,
+  '016-admin-area': m016,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -187,7 +187,30 @@ export interface ConfirmationUsesTable {
   expires_at: number;
 }
 
+/** Per-site decisions on Client ID Metadata Document clients (migration 016); absent: the platform default. */
+export interface SiteClientDecisionsTable {
+  site_id: string;
+  client_id: string;
+  decision: 'reviewed' | 'blocked';
+  decided_by: string | null;
+  decided_at: number;
+}
+
+/** Requests per app, person, UTC day and thing used (migration 016), added in batches by UsageRecorder. */
+export interface AppUsageTable {
+  site_id: string;
+  client_id: string;
+  person_id: string;
+  day: string;
+  what: string;
+  write: number;
+  requests: number;
+  last_at: number;
+}
+
 export interface Database extends SchoolTables {
+  site_client_decisions: SiteClientDecisionsTable;
+  app_usage: AppUsageTable;
   sites: SitesTable;
   people: PeopleTable;
   site_roles: SiteRolesTable;

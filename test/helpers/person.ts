@@ -55,13 +55,15 @@ export class Person {
     }
   }
 
-  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Step> {
+  async request(url: string, init: { method?: string; form?: Record<string, string | string[]> } = {}): Promise<Step> {
     const target = new URL(url);
     const headers: Record<string, string> = { cookie: this.cookieHeader(target) };
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
+      const params = new URLSearchParams();
+      for (const [name, value] of Object.entries(init.form)) for (const v of Array.isArray(value) ? value : [value]) params.append(name, v);
+      body = params.toString();
     }
     const res = await fetch(target, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
     this.remember(target, res.headers);

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { html, type Raw, raw } from './html.js';
 import type { PageTheme } from './theme.js';
 
-const STYLE = `
+export const STYLE = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 var(--sg-font,system-ui,-apple-system,"Segoe UI",Roboto,sans-serif);color:#1b1f24;background:var(--sg-bg,#f4f5f7)}
 main{max-width:26rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.12)}

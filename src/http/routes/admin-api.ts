@@ -157,6 +157,7 @@ async function runOperation(services: Services, operation: Operation, request: F
     reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
     return sendProblem(reply, { code: 'unavailable', status: 503, detail: 'The token store did not answer in time. Retry in a moment.' });
   }
+  services.usage.record(guard.token, [`api:${operation.name}`], route.method !== 'GET');
   // CONTRACT 6 throttling: counted per client per site, shared across nodes like every budget.
   await services.throttle.take(
     { name: 'operator-api', limit: services.config.platform.limits.operator_rate_per_minute, windowSeconds: 60 },

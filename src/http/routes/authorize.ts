@@ -25,8 +25,8 @@ import { html } from '../pages/html.js';
 import { layout } from '../pages/layout.js';
 import { messagePage, noticePage } from '../pages/message-page.js';
 import { siteTheme } from '../pages/site-theme.js';
-import { signInPage } from '../pages/sign-in-page.js';
 import { sendPage } from '../security-headers.js';
+import { safeReturnTo, sendSignInForm } from '../sign-in-form.js';
 import { clearSessionCookie, currentSession, sessionCookieValue, setSessionCookie } from '../session-cookie.js';
 
 const param = z.union([z.string(), z.array(z.string())]).optional();
@@ -59,11 +59,6 @@ function text(value: string | string[] | undefined): string | undefined {
  */
 function auditableEmail(typed: string): string {
   return /^[^\s@]{1,64}@[^\s@]{1,255}$/.test(typed) ? typed.toLowerCase() : '(not an e-mail address)';
-}
-
-/** Only an authorization request on this origin may be returned to after signing in. */
-function safeReturnTo(value: string | undefined): string | undefined {
-  return value?.startsWith(`${PATHS.authorization}?`) ? value : undefined;
 }
 
 /**
@@ -105,21 +100,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, services: Services
     status: number,
     returnTo: string,
     extra: { email?: string; error?: string } = {},
-  ) => {
-    const theme = await siteTheme(db, request.site.id);
-    return sendPage(
-      reply,
-      status,
-      signInPage({
-        siteName: request.site.name,
-        csrfToken: csrf.issue(request, reply, 'sign-in'),
-        returnTo,
-        ...extra,
-        theme,
-      }),
-      { theme },
-    );
-  };
+  ) => sendSignInForm({ db, csrf }, request, reply, status, returnTo, extra);
 
   const redirectWithCode = async (reply: FastifyReply, site: Site, req: AuthorizationRequest, personId: string, authTime: number) => {
     const code = await issueAuthorizationCode(db, site, req, personId, authTime, config.platform.lifetimes.authorization_code, clock);

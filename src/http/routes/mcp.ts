@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { INTERNAL_ERROR, jsonRpcError, PARSE_ERROR, requestIdOf, SERVER_ERROR, toolCallsIn } from '../../mcp/json-rpc.js';
 import { buildMcpServer } from '../../mcp/mcp-server.js';
 import { PATHS } from '../../oauth/discovery.js';
+import type { BearerToken } from '../../oauth/bearer.js';
 import type { OperationContext } from '../../operations/operation.js';
 import { ANONYMOUS, accessFor, availableOn, type Caller, findTool } from '../../operations/registry.js';
 import type { Services } from '../../services.js';
@@ -99,6 +100,22 @@ function scopesNeededBy(body: unknown, site: Site): string[] | undefined {
   return needed.size > 0 ? [...needed] : undefined;
 }
 
+/** A member's access log names the tools an app called; any other message counts as the app being connected. */
+function recordMcpUse(services: Services, token: BearerToken, body: unknown): void {
+  // Only tools that exist are named: a client's made-up names never reach the log.
+  const tools = toolCallsIn(body).flatMap((name) => findTool(name) ?? []);
+  if (tools.length === 0) {
+    services.usage.record(token, MCP_CONNECTED, false);
+    return;
+  }
+  services.usage.record(
+    token,
+    tools.map((tool) => `mcp:${tool.name}`),
+    tools.some((tool) => !tool.annotations.readOnlyHint),
+  );
+}
+const MCP_CONNECTED = ['mcp'] as const;
+
 async function handlePost(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const site = request.site;
   // Every request with a token is checked, `initialize` and `tools/list` included: a bad token is refused,
@@ -120,6 +137,7 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
     case 'unavailable':
       return sendUnavailable(reply, site, request.body);
     case 'valid':
+      recordMcpUse(services, verdict.token, request.body);
       caller = { authenticated: true, scopes: verdict.token.scopes };
       personId = verdict.token.personId;
       clientId = verdict.token.clientId;

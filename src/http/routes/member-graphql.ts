@@ -224,6 +224,8 @@ async function registerVariantEndpoint(scope: FastifyInstance, services: Service
           invalid.map((e) => e.toJSON()),
         );
 
+      // Counted only once the document is valid: names in it are then the schema's own fields.
+      services.usage.record(token, preparation.prepared.uses, preparation.prepared.writes);
       const context = createMemberContext(services.db, request.site.id, token.personId, token.scopes, services.clock.now());
       let result: ExecutionResult;
       try {

@@ -17,6 +17,9 @@ const claims = z.looseObject({
   picture: z.string().optional().describe('variant A sites only'),
 });
 
+/** What a member's access log shows for a UserInfo call. */
+const USERINFO_USE = ['userinfo'] as const;
+
 export function registerUserInfoRoutes(app: FastifyInstance, services: Services): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const guard = await guardBearer(services.bearer, request, reply, USERINFO_SCOPES);
@@ -28,6 +31,7 @@ export function registerUserInfoRoutes(app: FastifyInstance, services: Services)
         });
       return reply;
     }
+    services.usage.record(guard.token, USERINFO_USE, false);
     return reply.header('cache-control', 'no-store').send(await userInfo(services.people, request.site, guard.token));
   };
   const schema = { summary: 'UserInfo', tags: ['oauth'], security: [{ bearer: [] }], response: { 200: claims } };

@@ -3,7 +3,7 @@
 // libraries send by default) or `client_secret_post`. One method per request (2.3). The secret is compared
 // as a hash, in constant time.
 import { CimdError } from '../../clients/cimd/types.js';
-import type { Client } from '../../clients/client.js';
+import { type Client, ClientRefusedError } from '../../clients/client.js';
 import type { ClientResolver } from '../../clients/resolve-client.js';
 import { constantTimeEqual, hashToken } from '../../kernel/hashing.js';
 import type { Site } from '../../sites/site.js';
@@ -51,7 +51,7 @@ async function resolveClient(clients: ClientResolver, site: Site, clientId: stri
   try {
     return await clients.resolve(site, clientId);
   } catch (err) {
-    if (err instanceof CimdError) throw new OAuthError('invalid_client', err.message);
+    if (err instanceof CimdError || err instanceof ClientRefusedError) throw new OAuthError('invalid_client', err.message);
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 // RFC 6749 4.1.2.1: an unknown client must not be redirected to; the person sees a page instead.
 import { CimdError } from '../../../clients/cimd/types.js';
-import type { Client } from '../../../clients/client.js';
+import { type Client, ClientRefusedError } from '../../../clients/client.js';
 import type { ClientResolver } from '../../../clients/resolve-client.js';
 import type { Site } from '../../../sites/site.js';
 import { AuthorizationPageError, OAuthError } from '../../errors.js';
@@ -30,6 +30,7 @@ export async function checkClient(
       await onCimdRefused(clientId, err);
       throw new AuthorizationPageError('invalid_client', err.message);
     }
+    if (err instanceof ClientRefusedError) throw new AuthorizationPageError('invalid_client', err.message);
     throw err;
   }
 }

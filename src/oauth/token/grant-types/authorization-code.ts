@@ -5,7 +5,6 @@ import { constantTimeEqual, hashToken, s256 } from '../../../kernel/hashing.js';
 import { OAuthError } from '../../errors.js';
 import { multiple, required } from '../../parameters.js';
 import { checkResource } from '../../resource.js';
-import { LOST_STANDING } from '../../standing.js';
 import { signIdToken } from '../../tokens/id-token.js';
 import { identityClaims } from '../../tokens/identity-claims.js';
 import { endGrant } from '../../tokens/token-revocation.js';
@@ -52,7 +51,8 @@ export const authorizationCodeGrant: GrantType = {
     if (resource !== row.resource)
       throw new OAuthError('invalid_target', `resource must repeat the authorization request's value ${row.resource}`);
     // A role may be taken away between consent and exchange.
-    if (!(await ctx.standing.holds(site.id, client.clientId, row.person_id))) throw new OAuthError('invalid_grant', LOST_STANDING);
+    const refusal = await ctx.standing.refusal(site, client.clientId, row.person_id);
+    if (refusal !== null) throw new OAuthError('invalid_grant', refusal);
 
     const scopes = row.scope.split(' ');
     const values = mintTokenPair();

@@ -69,9 +69,11 @@ export const refreshTokenGrant: GrantType = {
       throw new OAuthError('invalid_scope', `scope may only narrow the original grant; not granted: ${widened.join(' ')}`);
     if (accessScopes.length === 0) throw new OAuthError('invalid_scope', 'scope must not be empty');
     // The person must still be allowed to hold this authorization at this site.
-    if (!(await ctx.standing.holds(site.id, client.clientId, row.person_id))) {
-      await endGrant(ctx, site.id, row.grant_id);
-      throw new OAuthError('invalid_grant', LOST_STANDING);
+    // A lost role ends the family; a beta turned off only pauses it (nothing is deleted, issue 11).
+    const refusal = await ctx.standing.refusal(site, client.clientId, row.person_id);
+    if (refusal !== null) {
+      if (refusal === LOST_STANDING) await endGrant(ctx, site.id, row.grant_id);
+      throw new OAuthError('invalid_grant', refusal);
     }
     const accessScope = granted.filter((s) => accessScopes.includes(s)).join(' ');
 

@@ -1,0 +1,152 @@
+// The apps connected to a site (issue 11): which hold live grants, for whom, with what scopes, and the
+// revocations an operator or a member starts from the admin and account pages. A revocation ends every
+// grant and token in one transaction, then tells every node (storage/revocation-signals.ts).
+import { type Kysely, sql } from 'kysely';
+import type { Clock } from '../kernel/clock.js';
+import type { RevocationSignals } from '../storage/revocation-signals.js';
+import type { Database } from '../storage/schema.js';
+
+export interface RevokeContext {
+  db: Kysely<Database>;
+  clock: Clock;
+  signals?: RevocationSignals;
+}
+
+/** Beyond this many grants one flush is cheaper for every node than a signal per grant. */
+const SIGNALS_PER_REVOCATION = 100;
+
+/**
+ * Ends every live grant of an app at a site (or only one person's), with all their tokens, at once.
+ * Answers how many grants ended.
+ */
+export async function revokeAppAtSite(ctx: RevokeContext, siteId: string, clientId: string, personId?: string): Promise<number> {
+  const now = ctx.clock.now();
+  const ended = await ctx.db.transaction().execute(async (trx) => {
+    const grants = await trx
+      .updateTable('grants')
+      .set({ revoked_at: now })
+      .where('site_id', '=', siteId)
+      .where('client_id', '=', clientId)
+      .$if(personId !== undefined, (qb) => qb.where('person_id', '=', personId ?? ''))
+      .where('revoked_at', 'is', null)
+      .returning('id')
+      .execute();
+    for (const table of ['access_tokens', 'refresh_tokens'] as const) {
+      await trx
+        .updateTable(table)
+        .set(table === 'refresh_tokens' ? { revoked_at: now, replay_sealed: null } : { revoked_at: now })
+        .where('site_id', '=', siteId)
+        .where('client_id', '=', clientId)
+        .$if(personId !== undefined, (qb) => qb.where('person_id', '=', personId ?? ''))
+        .where('revoked_at', 'is', null)
+        .execute();
+    }
+    return grants.map((g) => g.id);
+  });
+  if (ctx.signals) {
+    if (ended.length > SIGNALS_PER_REVOCATION) await ctx.signals.publish({ kind: 'flush' });
+    else for (const grantId of ended) await ctx.signals.publish({ kind: 'grant', grantId });
+  }
+  return ended.length;
+}
+
+export interface Connection {
+  clientId: string;
+  /** How many people's grants this app holds here. */
+  people: number;
+  /** A few of them, by name, for the page. */
+  somePeople: Array<{ id: string; name: string; email: string }>;
+  scopes: string[];
+  firstGrantedAt: number;
+  lastGrantedAt: number;
+}
+
+/** Every app holding live grants at a site, most recently granted first. */
+export async function listConnections(db: Kysely<Database>, siteId: string): Promise<Connection[]> {
+  const live = db.selectFrom('grants').where('site_id', '=', siteId).where('revoked_at', 'is', null);
+  const [totals, scopes, names] = await Promise.all([
+    live
+      .select([
+        'client_id',
+        sql<number>`count(distinct person_id)`.as('people'),
+        (eb) => eb.fn.min('created_at').as('first'),
+        (eb) => eb.fn.max('created_at').as('last'),
+      ])
+      .groupBy('client_id')
+      .execute(),
+    live.select(['client_id', 'scope']).groupBy(['client_id', 'scope']).execute(),
+    // Three names per app, in one query (a window over the distinct people of each app).
+    sql<{ client_id: string; id: string; name: string; email: string }>`
+      select r.client_id, p.id, p.name, p.email from (
+        select client_id, person_id, row_number() over (partition by client_id order by person_id) as n
+        from (select distinct client_id, person_id from grants where site_id = ${siteId} and revoked_at is null) d
+      ) r join people p on p.id = r.person_id where r.n <= 3 order by r.client_id, p.name`.execute(db),
+  ]);
+  const scopesOf = new Map<string, Set<string>>();
+  for (const row of scopes) {
+    const set = scopesOf.get(row.client_id) ?? new Set<string>();
+    for (const s of row.scope.split(' ')) if (s) set.add(s);
+    scopesOf.set(row.client_id, set);
+  }
+  const namesOf = new Map<string, Connection['somePeople']>();
+  for (const row of names.rows)
+    namesOf.set(row.client_id, [...(namesOf.get(row.client_id) ?? []), { id: row.id, name: row.name, email: row.email }]);
+  return totals
+    .map((t) => ({
+      clientId: t.client_id,
+      people: Number(t.people),
+      somePeople: namesOf.get(t.client_id) ?? [],
+      scopes: [...(scopesOf.get(t.client_id) ?? [])],
+      firstGrantedAt: Number(t.first),
+      lastGrantedAt: Number(t.last),
+    }))
+    .sort((a, b) => b.lastGrantedAt - a.lastGrantedAt);
+}
+
+export interface PersonApp {
+  clientId: string;
+  /** What the person allowed (their stored consent), or what their live grants hold. */
+  scopes: string[];
+  allowedAt: number;
+  hasLiveGrant: boolean;
+}
+
+/** The apps one person allowed at a site: their consents, and any app still holding a live grant of theirs. */
+export async function personApps(db: Kysely<Database>, siteId: string, personId: string): Promise<PersonApp[]> {
+  const [consents, grants] = await Promise.all([
+    db
+      .selectFrom('consents')
+      .select(['client_id', 'scope', 'updated_at'])
+      .where('site_id', '=', siteId)
+      .where('person_id', '=', personId)
+      .execute(),
+    db
+      .selectFrom('grants')
+      .select(['client_id', 'scope', 'created_at'])
+      .where('site_id', '=', siteId)
+      .where('person_id', '=', personId)
+      .where('revoked_at', 'is', null)
+      .execute(),
+  ]);
+  const apps = new Map<string, PersonApp>();
+  for (const c of consents)
+    apps.set(c.client_id, { clientId: c.client_id, scopes: c.scope.split(' '), allowedAt: Number(c.updated_at), hasLiveGrant: false });
+  for (const g of grants) {
+    const app = apps.get(g.client_id);
+    if (app) app.hasLiveGrant = true;
+    else apps.set(g.client_id, { clientId: g.client_id, scopes: g.scope.split(' '), allowedAt: Number(g.created_at), hasLiveGrant: true });
+  }
+  return [...apps.values()].sort((a, b) => b.allowedAt - a.allowedAt);
+}
+
+/** A person withdraws an app: its grants and tokens end, and its consent is forgotten so it must ask again. */
+export async function withdrawPersonApp(ctx: RevokeContext, siteId: string, personId: string, clientId: string): Promise<number> {
+  const ended = await revokeAppAtSite(ctx, siteId, clientId, personId);
+  await ctx.db
+    .deleteFrom('consents')
+    .where('site_id', '=', siteId)
+    .where('person_id', '=', personId)
+    .where('client_id', '=', clientId)
+    .execute();
+  return ended;
+}
