@@ -96,6 +96,12 @@ ${ENV_HELP}`,
     writeLine(out, `  redirect URIs  ${redirectUris.join(' ')}`);
     writeLine(out, `  scopes         ${scopes.join(' ')}`);
     writeLine(out, `  issuer         ${site.origin}`);
+    if (!site.mcpBeta) {
+      writeLine(
+        out,
+        `Note: MCP connections is off at ${site.slug}; the application works once an operator turns it on (${site.origin}/admin/settings/beta).`,
+      );
+    }
     return EXIT_OK;
   },
 };

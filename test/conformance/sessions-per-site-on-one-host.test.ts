@@ -31,7 +31,7 @@ for (const dialect of DIALECTS) {
       second = `http://localhost:${proxy.port}`;
       const env = { DATABASE_URL: server.config.databaseUrl, SCHOOLGATE_SECRET: server.config.secret };
       const quiet = { stdout: { write: () => true }, stderr: { write: () => true } };
-      const create = ['site', 'create', '--slug', 'second', '--name', 'Second School', '--origin', second, '--variant', 'A'];
+      const create = ['site', 'create', '--slug', 'second', '--name', 'Second School', '--origin', second, '--variant', 'A', '--mcp-beta'];
       expect(await runCli(create, quiet, env, { clock: server.clock })).toBe(0);
       const grant = ['role', 'grant', '--site', 'second', '--email', 'student@demo.test', '--role', 'student'];
       expect(await runCli(grant, quiet, env, { clock: server.clock })).toBe(0);

@@ -5,6 +5,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import { rebuildRollups } from '../../school/rollups.js';
+import { insertAll, random } from './seeding.js';
+import { seedAppConnections } from './app-connections.js';
 
 const DAY = 86_400_000;
 const DAYS = 365;
@@ -12,33 +14,6 @@ const LEARNERS = 120;
 
 const FIRST = ['Amira', 'Ben', 'Chloe', 'Dario', 'Elif', 'Femi', 'Greta', 'Hiro', 'Ines', 'Jonas', 'Kaia', 'Luca'];
 const LAST = ['Novak', 'Okafor', 'Petrov', 'Quinn', 'Rossi', 'Silva', 'Tanaka', 'Ueda', 'Varga', 'Weber'];
-
-/** mulberry32: a small, fast, seedable generator; the same seed gives the same history. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function insertAll<T extends keyof Database & string>(
-  db: Kysely<Database>,
-  table: T,
-  rows: readonly Record<string, unknown>[],
-): Promise<void> {
-  // Small batches: PostgreSQL allows 65,535 parameters per statement, SQLite 32,766. The rows are built for
-  // this table's columns by each caller; the generic table name leaves Kysely no row type to check them by.
-  for (let i = 0; i < rows.length; i += 400) {
-    await db
-      .insertInto(table)
-      .values(rows.slice(i, i + 400) as never)
-      .execute();
-  }
-}
 
 function coupon(siteId: string, id: string, code: string, terms: Record<string, unknown>, createdAt: number): Record<string, unknown> {
   return {
@@ -254,6 +229,7 @@ export async function seedDemoHistory(db: Kysely<Database>, siteId: string, now:
   await seedCommentsAndForms(db, siteId, now, orderedLectures, learners);
   await seedPages(db, siteId, now);
   await seedPosts(db, siteId, now);
+  await seedAppConnections(db, siteId, now, learners);
   await rebuildRollups(db, siteId);
 }
 
