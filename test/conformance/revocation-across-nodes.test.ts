@@ -12,6 +12,7 @@ import { revokeGrant } from '../../src/oauth/tokens/tokens.repository.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { skipDialect } from '../helpers/dialects.js';
 import { REDIS_URL, redisAvailable } from '../helpers/redis.js';
+import { hiddenFields, person } from '../helpers/person.js';
 import { DEMO_CLIENTS, getTokens, revoke } from '../helpers/token-flow.js';
 
 const redis = await redisAvailable();
@@ -69,6 +70,34 @@ for (const withRedis of [true, false]) {
         expect(await userInfoVia(node.port, host, tokens.access_token)).toBe(401);
         expect(await userInfoVia(server.port, host, tokens.access_token)).toBe(401);
       });
+
+      // Only where the nodes share signals: without Redis a node re-reads its site list within 5 s instead.
+      if (withRedis)
+        it('the admin pages at one node (Revoke, MCP connections off and on) take effect at the other at once', async () => {
+          const tokens = await getTokens(server, DEMO_CLIENTS.academyApp);
+          const host = `localhost:${server.port}`;
+          expect(await userInfoVia(node.port, host, tokens.access_token)).toBe(200);
+          const owner = person('owner');
+          const form = await owner.request(`${server.academy}/admin/settings/beta`);
+          const signedIn = await owner.request(`${server.academy}/oauth/sign-in`, {
+            form: { ...hiddenFields(form.html), email: owner.email, password: owner.password },
+          });
+          const beta = await owner.request(signedIn.location as string);
+          const csrf = /name="csrf_token" value="([^"]+)"/.exec(
+            beta.html.slice(beta.html.indexOf('action="/admin/settings/beta"')),
+          )?.[1] as string;
+          expect((await owner.request(`${server.academy}/admin/settings/beta`, { form: { csrf_token: csrf } })).status).toBe(303);
+          expect(await userInfoVia(node.port, host, tokens.access_token)).toBe(403);
+          expect(
+            (await owner.request(`${server.academy}/admin/settings/beta`, { form: { csrf_token: csrf, mcp_connections: 'on' } })).status,
+          ).toBe(303);
+          expect(await userInfoVia(node.port, host, tokens.access_token)).toBe(200);
+          const revoked = await owner.request(`${server.academy}/admin/connections/revoke`, {
+            form: { csrf_token: csrf, client_id: 'academy-member-app' },
+          });
+          expect(revoked.status).toBe(303);
+          expect(await userInfoVia(node.port, host, tokens.access_token)).toBe(401);
+        });
 
       it('an access-token revocation at one node is refused at the other at once', async () => {
         const tokens = await getTokens(server, DEMO_CLIENTS.academyApp);
