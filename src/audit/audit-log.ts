@@ -1,6 +1,6 @@
 // The per-site audit log (issue 2): who signed in, consented, got or lost tokens, and what was refused.
 // Details are structured JSON and never contain a secret, a token or a password.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import { type Page, type PageRequest, pageQuery, toPage } from '../school/paging.js';
 import { defineQuery } from '../storage/precompiled.js';
@@ -116,7 +116,8 @@ function filtered(db: Kysely<Database>, siteId: string, filter: AuditFilter) {
     .where('site_id', '=', siteId)
     .$if(filter.action !== undefined, (qb) =>
       filter.action?.endsWith('.')
-        ? qb.where('kind', 'like', `${filter.action.replace(/[%_\\]/g, '')}%`)
+        ? // A prefix: its own % and _ are matched literally (escaped), then anything may follow.
+          qb.where(sql<boolean>`kind like ${`${filter.action.replace(/[%_\\]/g, (c) => `\\${c}`)}%`} escape '\\'`)
         : qb.where('kind', '=', filter.action ?? ''),
     )
     .$if(filter.actorId !== undefined, (qb) => qb.where('person_id', '=', filter.actorId ?? ''))

@@ -22,8 +22,8 @@ export function createPageAccess(services: Services, csrf: CsrfProtection) {
   return async function visitor(request: FastifyRequest, reply: FastifyReply, audience: Audience): Promise<PageVisitor | undefined> {
     const session = await currentSession(services.db, request, services.clock);
     if (!session) {
-      // A form posted without a session is not replayed after signing in: back to the page it came from.
-      const returnTo = request.method === 'GET' ? request.url : (request.routeOptions.url ?? '/admin').replace(/\/:.*$/, '');
+      // A form posted without a session is not replayed after signing in: back to the area's first page.
+      const returnTo = request.method === 'GET' ? request.url : audience === 'operator' ? '/admin' : '/account/apps';
       await sendSignInForm({ db: services.db, csrf }, request, reply, 200, returnTo);
       return undefined;
     }

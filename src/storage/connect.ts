@@ -72,8 +72,13 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
     connectionTimeoutMillis: 2000,
     query_timeout: 5000,
   });
-  // An idle client that loses its server must not crash the process; the next query reports the fault.
+  // A client that loses its server must not crash the process, idle (the pool's 'error') or checked out
+  // between two statements of a transaction (its own 'error'); the next query reports the fault, and the
+  // pool discards a client that can no longer be queried when it is released.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   return { db, dialect: 'postgres', poolStats, close: () => db.destroy() };

@@ -94,7 +94,13 @@ for (const dialect of DIALECTS) {
       const location = new URL(step.location as string);
       expect(`${location.origin}${location.pathname}`).toBe(academyApp.redirectUri);
       expect(location.searchParams.get('code')).toBeTruthy();
-      const consents = await server.store.db.selectFrom('consents').select('scope').where('client_id', '=', academyApp.clientId).execute();
+      const consents = await server.store.db
+        .selectFrom('consents')
+        .innerJoin('people', 'people.id', 'consents.person_id')
+        .select('scope')
+        .where('client_id', '=', academyApp.clientId)
+        .where('people.email', '=', 'student@demo.test')
+        .execute();
       expect(consents).toHaveLength(1);
     });
 

@@ -129,6 +129,38 @@ describe.skipIf(!run)('browser: admin and account pages in Chromium', () => {
     await page.close();
   });
 
+  it('turns MCP connections off and on from the keyboard; while off, the Developers page is 404 and gone from the navigation', async () => {
+    const page = await owner.newPage();
+    await page.goto(`${server.academy}/admin/settings/beta`);
+    await tabTo(page, '#mcp-connections');
+    await page.keyboard.press('Space');
+    expect(await page.getByLabel('MCP connections').isChecked()).toBe(false);
+    await tabTo(page, 'button:has-text("Save")');
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    expect(await page.textContent('.notice')).toContain('MCP connections are off');
+    expect(await page.locator('nav a', { hasText: 'OAuth applications' }).count()).toBe(0);
+    expect((await page.goto(`${server.academy}/admin/developers/oauth-applications`))?.status()).toBe(404);
+    await page.goto(`${server.academy}/admin/settings/beta`);
+    await page.getByLabel('MCP connections').check();
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Save' }).click()]);
+    expect(await page.getByLabel('MCP connections').isChecked()).toBe(true);
+    expect((await page.goto(`${server.academy}/admin/developers/oauth-applications`))?.status()).toBe(200);
+    await page.close();
+  });
+
+  it('filters the audit log with its form and pages to older events', async () => {
+    const page = await owner.newPage();
+    await page.goto(`${server.academy}/admin/audit`);
+    await page.getByLabel(/^Action/).fill('sign_in.');
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Filter' }).click()]);
+    expect(new URL(page.url()).searchParams.get('action')).toBe('sign_in.');
+    const kinds = await page.locator('tbody th code').allInnerTexts();
+    expect(kinds.length).toBeGreaterThan(0);
+    for (const kind of kinds) expect(kind.startsWith('sign_in.')).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'audit-filtered-desktop.png'), fullPage: true });
+    await page.close();
+  });
+
   it('revokes an app from the connections page, and the app’s next API call gets 401', async () => {
     const tokens = await getTokens(server, DEMO_CLIENTS.academyApp, { who: person('student'), scope: FULL_SCOPE });
     expect((await userInfo(server.academy, tokens.access_token)).status).toBe(200);
