@@ -93,6 +93,30 @@ export interface Actor {
   requestId?: string | null;
 }
 
+/** The audit event of a change to an application, by this actor. */
+function auditChange(
+  db: Kysely<Database>,
+  clock: Clock,
+  actor: Actor,
+  kind: 'client.created' | 'client.secret_rotated' | 'client.updated' | 'client.deleted',
+  clientId: string,
+  detail: Record<string, string | string[]> = {},
+): Promise<void> {
+  return recordAudit(
+    db,
+    {
+      siteId: actor.siteId,
+      kind,
+      personId: actor.personId,
+      clientId,
+      target: `client:${clientId}`,
+      requestId: actor.requestId ?? null,
+      detail,
+    },
+    clock,
+  );
+}
+
 export interface MemberAppInput {
   name: string;
   kind: 'public' | 'confidential';
@@ -103,19 +127,11 @@ export interface MemberAppInput {
 export async function createApplication(ctx: MemberAppServiceContext, actor: Actor, input: MemberAppInput): Promise<CreatedMemberApp> {
   const created = await ctx.db.transaction().execute(async (trx) => {
     const app = await createMemberApp(trx, { siteId: actor.siteId, ...input }, ctx.clock);
-    await recordAudit(
-      trx,
-      {
-        siteId: actor.siteId,
-        kind: 'client.created',
-        personId: actor.personId,
-        clientId: app.clientId,
-        target: `client:${app.clientId}`,
-        requestId: actor.requestId ?? null,
-        detail: { name: input.name, kind: input.kind, scope: input.scopes.join(' ') },
-      },
-      ctx.clock,
-    );
+    await auditChange(trx, ctx.clock, actor, 'client.created', app.clientId, {
+      name: input.name,
+      kind: input.kind,
+      scope: input.scopes.join(' '),
+    });
     return app;
   });
   await ctx.signals?.publish({ kind: 'flush' });
@@ -135,18 +151,7 @@ export async function rotateSecret(ctx: MemberAppServiceContext, actor: Actor, c
       .where('site_id', '=', actor.siteId)
       .where('client_id', '=', clientId)
       .execute();
-    await recordAudit(
-      trx,
-      {
-        siteId: actor.siteId,
-        kind: 'client.secret_rotated',
-        personId: actor.personId,
-        clientId,
-        target: `client:${clientId}`,
-        requestId: actor.requestId ?? null,
-      },
-      ctx.clock,
-    );
+    await auditChange(trx, ctx.clock, actor, 'client.secret_rotated', clientId);
   });
   await ctx.signals?.publish({ kind: 'flush' });
   return secret;
@@ -166,19 +171,7 @@ export async function updateRedirectUris(
       .where('client_id', '=', clientId)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return false;
-    await recordAudit(
-      trx,
-      {
-        siteId: actor.siteId,
-        kind: 'client.updated',
-        personId: actor.personId,
-        clientId,
-        target: `client:${clientId}`,
-        requestId: actor.requestId ?? null,
-        detail: { redirect_uris: redirectUris },
-      },
-      ctx.clock,
-    );
+    await auditChange(trx, ctx.clock, actor, 'client.updated', clientId, { redirect_uris: redirectUris });
     return true;
   });
   if (changed) await ctx.signals?.publish({ kind: 'flush' });
@@ -193,19 +186,7 @@ export async function deleteApplication(ctx: MemberAppServiceContext, actor: Act
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('consents').where('site_id', '=', actor.siteId).where('client_id', '=', clientId).execute();
     await trx.deleteFrom('member_clients').where('site_id', '=', actor.siteId).where('client_id', '=', clientId).execute();
-    await recordAudit(
-      trx,
-      {
-        siteId: actor.siteId,
-        kind: 'client.deleted',
-        personId: actor.personId,
-        clientId,
-        target: `client:${clientId}`,
-        requestId: actor.requestId ?? null,
-        detail: { name: app.name },
-      },
-      ctx.clock,
-    );
+    await auditChange(trx, ctx.clock, actor, 'client.deleted', clientId, { name: app.name });
   });
   await ctx.signals?.publish({ kind: 'flush' });
   return true;

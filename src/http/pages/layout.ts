@@ -28,8 +28,8 @@ code{font-size:.9em;background:#f0f2f4;padding:.05rem .3rem;border-radius:4px;wo
 
 export const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
-/** A page; with a theme, the site's colours, font and logo (sendPage must then allow the theme's hash). */
-export function layout(title: string, siteName: string, body: Raw, theme?: PageTheme): string {
+/** The document's start up to `<main>`: every page's head, its stylesheet, the theme and the logo. */
+export function pageStart(title: string, siteName: string, style: string, theme: PageTheme | undefined, mainClass = ''): Raw {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -37,12 +37,17 @@ export function layout(title: string, siteName: string, body: Raw, theme?: PageT
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${title} · ${siteName}</title>
-<style>${raw(STYLE)}</style>
+<style>${raw(style)}</style>
 ${theme ? html`<style>${raw(theme.css)}</style>` : raw('')}
 </head>
 <body>
-<main>
-${theme?.logoUrl ? html`<img class="logo" src="${theme.logoUrl}" alt="${siteName}">` : raw('')}
+<main${raw(mainClass ? ` class="${mainClass}"` : '')}>
+${theme?.logoUrl ? html`<img class="logo" src="${theme.logoUrl}" alt="${siteName}">` : raw('')}`;
+}
+
+/** A page; with a theme, the site's colours, font and logo (sendPage must then allow the theme's hash). */
+export function layout(title: string, siteName: string, body: Raw, theme?: PageTheme): string {
+  return html`${pageStart(title, siteName, STYLE, theme)}
 <h1>${title}</h1>
 <p class="site">${siteName}</p>
 ${body}

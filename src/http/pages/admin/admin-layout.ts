@@ -2,8 +2,8 @@
 // colours and font through the same theme variables), wider, with a navigation bar. No JavaScript; one
 // inline stylesheet allowed by its hash; tables scroll sideways on a phone instead of breaking the page.
 import { createHash } from 'node:crypto';
-import { html, type Raw, raw } from '../html.js';
-import { STYLE } from '../layout.js';
+import { html, type Raw } from '../html.js';
+import { pageStart, STYLE } from '../layout.js';
 import type { PageTheme } from '../theme.js';
 
 const ADMIN_STYLE = `${STYLE}
@@ -63,19 +63,7 @@ export function adminLayout(frame: AdminFrame, body: Raw): string {
   const links = frame.nav.map((l) =>
     l.href === frame.current ? html`<a href="${l.href}" aria-current="page">${l.label}</a>` : html`<a href="${l.href}">${l.label}</a>`,
   );
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${frame.title} · ${frame.siteName}</title>
-<style>${raw(ADMIN_STYLE)}</style>
-${frame.theme ? html`<style>${raw(frame.theme.css)}</style>` : raw('')}
-</head>
-<body>
-<main class="wide">
-${frame.theme?.logoUrl ? html`<img class="logo" src="${frame.theme.logoUrl}" alt="${frame.siteName}">` : raw('')}
+  return html`${pageStart(frame.title, frame.siteName, ADMIN_STYLE, frame.theme, 'wide')}
 <p class="site">${frame.siteName} · signed in as ${frame.personName}</p>
 <nav class="admin" aria-label="Sections">${links}</nav>
 <h1>${frame.title}</h1>

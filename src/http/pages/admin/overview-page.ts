@@ -1,17 +1,11 @@
 // /admin (CONTRACT 7): the last 30 days at a glance, from the operator API's own analytics overview, with
 // daily revenue drawn as a chart and given again as a table.
+import type { Figures } from '../../../school/analytics.repository.js';
 import { html, type Raw } from '../html.js';
 import { formatChange, formatCount, formatMoney } from './format.js';
 import { svgBarChart } from './svg-bar-chart.js';
 
-export interface OverviewFigures {
-  revenueCents: number;
-  refundsCents: number;
-  orders: number;
-  newEnrollments: number;
-  completions: number;
-  activeLearners: number;
-}
+type OverviewFigures = Figures;
 
 export interface OverviewInput {
   from: string;
