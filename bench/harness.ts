@@ -1,7 +1,11 @@
 // What the benchmarks share: the application in its own process, and tokens from the real authorization
 // code flow (a person signs in and allows, PKCE, the code exchanged at the token endpoint).
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Person } from '../test/helpers/person.js';
 
@@ -20,6 +24,92 @@ export async function startAppServer(
     child.once('exit', (code) => reject(new Error(`app-server exited with ${code}`)));
   });
   return { child, origin: `http://localhost:${port}` };
+}
+
+/**
+ * The application as a deployment runs it (issue 12): the compiled build, `serve --demo` in its own
+ * process, default logging, a fresh SQLite file (or BENCH_DATABASE_URL), and a platform config that lifts
+ * the rate budgets (the benchmark is one address sending hundreds of thousands of requests). `nodeArgs`
+ * adds profilers. Answers once the server printed that it listens.
+ */
+export async function startDeployedServer(
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; origin: string; stop: () => Promise<void> }> {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  if (!deployedBuild) deployedBuild = buildOnce(root);
+  await deployedBuild;
+  const dir = mkdtempSync(join(tmpdir(), 'schoolgate-bench-'));
+  const configPath = join(dir, 'platform.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      limits: {
+        oauth_rate_per_minute: 10_000_000,
+        client_rate_per_minute: { confidential: 100_000_000, public: 100_000_000 },
+        operator_rate_per_minute: 100_000_000,
+        sign_in_rate_per_minute: 100_000,
+      },
+      janitor: { interval_seconds: 0 },
+    }),
+  );
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js', 'serve', '--demo'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`,
+      SCHOOLGATE_SECRET: randomBytes(32).toString('base64url'),
+      SCHOOLGATE_CONFIG: configPath,
+      ...env,
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('listening on')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${seen.slice(-500)}`)));
+  });
+  // Keep reading its output (log lines) so the pipe never fills and blocks the server.
+  child.stdout?.resume();
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => {
+        rmSync(dir, { recursive: true, force: true });
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  return { child, origin: `http://localhost:${port}`, stop };
+}
+
+let deployedBuild: Promise<void> | undefined;
+
+function buildOnce(root: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const tsc = spawn(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    tsc.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the build failed (${code})`))));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 export interface FlowOptions {

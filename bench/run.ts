@@ -1,11 +1,12 @@
 // Benchmarks (autocannon), each scenario side by side with a bare Fastify endpoint in the same run.
 // `npm run bench` prints requests per second, p99 latency and the share of the bare endpoint's rate;
-// BENCH_SECONDS and BENCH_CONNECTIONS adjust the load. Servers run in their own processes.
+// BENCH_SECONDS and BENCH_CONNECTIONS adjust the load. Servers run in their own processes; the application
+// as a deployment runs it (`serve --demo` from the build, default logging).
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { person } from '../test/helpers/person.js';
-import { tokensFromFlow } from './harness.js';
+import { startDeployedServer, tokensFromFlow } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -14,9 +15,9 @@ const ONLY = process.env.BENCH_ONLY?.split(',');
 // BENCH_PROFILE=<dir> writes a V8 CPU profile of the application server into that folder.
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 
-function start(script: string, profile = false): Promise<{ child: ChildProcess; port: number }> {
+function start(script: string): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const execArgv = ['--import', 'tsx', ...(profile && PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])];
+    const execArgv = ['--import', 'tsx'];
     const child = fork(fileURLToPath(new URL(script, import.meta.url)), { execArgv, stdio: 'inherit' });
     child.once('message', (m) => resolve({ child, port: (m as { port: number }).port }));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -40,8 +41,9 @@ const tokenPair = (origin: string, clientId: string, redirectUri: string, scope:
 const student = person('student');
 
 const bare = await start('./bare-server.ts');
-const app = await start('./app-server.ts', true);
-const origin = `http://localhost:${app.port}`;
+// The application as `npm start` runs it: the build, its own process, default logging (issue 12).
+const app = await startDeployedServer({}, PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
+const origin = app.origin;
 const webRedirect = 'http://127.0.0.1:8976/callback';
 const member = await tokenPair(origin, 'academy-member-web', webRedirect, 'openid profile email account:read', 'academy-member-secret');
 
@@ -169,5 +171,5 @@ for (const scenario of scenarios) {
 }
 console.log(`\n${SECONDS} s per run, ${CONNECTIONS} connections, load generator on the same box\n${rows.join('\n')}`);
 bare.child.kill();
-// A clean exit lets a profiler write its output.
-app.child.send('exit');
+// SIGTERM is the clean shutdown of `serve`, which lets a profiler write its output.
+await app.stop();
