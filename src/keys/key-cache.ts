@@ -1,4 +1,4 @@
-// Keeps each site's signing key and JWKS in memory for a few seconds. Importing a key is crypto work
+// Keeps each site's signing key and JWKS in memory for a few seconds, for a bounded number of sites. Importing a key is crypto work
 // that need not happen per request; a rotation made by another process is picked up within the TTL,
 // which is safe because the previous active key stays published after it retires.
 import type { Kysely } from 'kysely';
@@ -7,6 +7,8 @@ import type { Database } from '../storage/schema.js';
 import { type ActiveSigningKey, activeSigningKey, type PublicJwk, publishedKeys } from './signing-keys.js';
 
 const TTL_MS = 10_000;
+/** Sites whose keys are kept; with 10,000 sites in a deployment only those in use stay (issue 12). */
+export const KEY_SITES_KEPT = 5_000;
 
 interface Entry<T> {
   value: Promise<T>;
@@ -42,6 +44,12 @@ export class KeyCache {
     const hit = map.get(siteId);
     if (hit && now - hit.at < TTL_MS) return hit.value;
     const value = load();
+    map.delete(siteId);
+    if (map.size >= KEY_SITES_KEPT) {
+      // Map keeps insertion order: the first key is the site loaded longest ago.
+      const oldest = map.keys().next();
+      if (!oldest.done) map.delete(oldest.value);
+    }
     map.set(siteId, { value, at: now });
     // A failed load is not kept: the next request tries again.
     value.catch(() => map.delete(siteId));

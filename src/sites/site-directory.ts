@@ -1,17 +1,29 @@
-// Origin -> site lookup on every request, from memory. Sites change rarely (CLI, admin pages), so the
-// list is reloaded at most every few seconds; an unknown origin triggers no query at all.
+// Origin -> site lookup on every request (CONTRACT 2). A deployment may serve 10,000 sites (issue 12), so
+// nothing here lists them all: each origin is read by its unique index on first use and kept for a few
+// seconds in a bounded map (unknown origins too, so a stream of requests for one unknown Host costs one
+// query per interval). A `flush` signal (a site changed: its beta flag, its name) empties the map on
+// every node at once.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import type { Database } from '../storage/schema.js';
 import type { Site } from './site.js';
-import { listSites } from './sites.repository.js';
+import { findSiteByOrigin } from './sites.repository.js';
 
-const REFRESH_MS = 5000;
+/** How long a lookup is trusted without a flush; sites change rarely (the CLI, the admin pages). */
+export const SITE_TTL_MS = 5000;
+/** Origins kept; beyond that the least recently loaded is dropped first. */
+export const SITES_KEPT = 20_000;
+
+interface Entry {
+  site: Site | undefined;
+  until: number;
+}
 
 export class SiteDirectory {
-  private byOrigin = new Map<string, Site>();
-  private loadedAt = -Infinity;
-  private loading: Promise<void> | undefined;
+  private entries = new Map<string, Entry>();
+  private loading = new Map<string, Promise<Site | undefined>>();
+  /** Bumped by every flush: a lookup that started before it is answered but not kept. */
+  private generation = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -19,36 +31,47 @@ export class SiteDirectory {
   ) {}
 
   /** The site whose stored origin equals this one (already normalised), or undefined. */
-  async byOriginOf(origin: string): Promise<Site | undefined> {
-    if (this.clock.now() - this.loadedAt > REFRESH_MS) {
-      try {
-        await this.reload();
-      } catch (err) {
-        // A store fault must not take down every origin: keep answering from the last good list.
-        if (this.loadedAt === -Infinity) throw err;
-      }
+  byOriginOf(origin: string): Promise<Site | undefined> | Site | undefined {
+    const entry = this.entries.get(origin);
+    if (entry && entry.until > this.clock.now()) return entry.site;
+    let pending = this.loading.get(origin);
+    if (!pending) {
+      const generation = this.generation;
+      pending = findSiteByOrigin(this.db, origin)
+        .then(
+          (site) => {
+            if (generation === this.generation) this.remember(origin, site);
+            return site;
+          },
+          (err: unknown) => {
+            // A store fault must not take down an origin already known: keep answering from the last lookup.
+            if (entry) return entry.site;
+            throw err;
+          },
+        )
+        .finally(() => this.loading.delete(origin));
+      this.loading.set(origin, pending);
     }
-    return this.byOrigin.get(origin);
+    return pending;
   }
 
-  /** The next lookup reads the list again (a site changed: its beta flag, its name). */
+  private remember(origin: string, site: Site | undefined): void {
+    this.entries.delete(origin);
+    if (this.entries.size >= SITES_KEPT) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(origin, { site, until: this.clock.now() + SITE_TTL_MS });
+  }
+
+  /** Every later lookup reads the store again (a site changed somewhere). */
   invalidate(): void {
-    this.loadedAt = -Infinity;
+    this.generation++;
+    this.entries.clear();
   }
 
+  /** Kept for callers that changed a site in this process: the next lookup reads it afresh. */
   async reload(): Promise<void> {
-    this.loading ??= listSites(this.db)
-      .then((sites) => {
-        this.byOrigin = new Map(sites.map((s) => [s.origin, s]));
-        this.loadedAt = this.clock.now();
-      })
-      .finally(() => {
-        this.loading = undefined;
-      });
-    return this.loading;
-  }
-
-  all(): Site[] {
-    return [...this.byOrigin.values()];
+    this.invalidate();
   }
 }

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import { newId } from '../kernel/random.js';
+import { defineQuery } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 import { type Site, siteFromRow, type Variant } from './site.js';
 
@@ -9,6 +10,15 @@ export async function listSites(db: Kysely<Database>): Promise<Site[]> {
   const rows = await db.selectFrom('sites').selectAll().orderBy('created_at').orderBy('slug').execute();
   return rows.map(siteFromRow);
 }
+
+/** The site at an origin, through the unique index on `origin`. */
+export async function findSiteByOrigin(db: Kysely<Database>, origin: string): Promise<Site | undefined> {
+  const row = await siteByOrigin.first(db, { origin });
+  return row ? siteFromRow(row) : undefined;
+}
+
+// Read whenever a site's short-lived entry in the directory runs out: compiled once.
+const siteByOrigin = defineQuery(['origin'], (db, p) => db.selectFrom('sites').selectAll().where('origin', '=', p.origin));
 
 export async function findSiteBySlug(db: Kysely<Database>, slug: string): Promise<Site | undefined> {
   const row = await db.selectFrom('sites').selectAll().where('slug', '=', slug).executeTakeFirst();

@@ -116,9 +116,8 @@ for (const dialect of DIALECTS) {
 
     beforeAll(async () => {
       server = await startDemoServer(dialect);
-      const sites = server.app.services.sites.all();
-      academyId = sites.find((s) => s.origin === server.academy)?.id ?? '';
-      studioId = sites.find((s) => s.origin === server.studio)?.id ?? '';
+      academyId = server.siteIdOf(server.academy);
+      studioId = server.siteIdOf(server.studio);
       studentId = (await findPersonByEmail(server.store.db, DEMO.student.email))?.id ?? '';
       ownerId = (await findPersonByEmail(server.store.db, DEMO.owner.email))?.id ?? '';
       expect([academyId, studioId, studentId, ownerId].every(Boolean)).toBe(true);

@@ -28,9 +28,7 @@ async function jwks(origin: string): Promise<Jwk[]> {
 const kids = (keys: Jwk[]) => keys.map((k) => k.kid);
 
 function siteId(server: DemoServer, origin: string): string {
-  const site = server.app.services.sites.all().find((s) => s.origin === origin);
-  if (!site) throw new Error(`no site at ${origin}`);
-  return site.id;
+  return server.siteIdOf(origin);
 }
 
 /** A student authorizes the public member app with `openid` and the code is exchanged: the ID token. */

@@ -77,9 +77,7 @@ function expectErrorPage(answer: Awaited<ReturnType<typeof firstAnswer>>): void 
 }
 
 function siteId(server: DemoServer, origin: string): string {
-  const site = server.app.services.sites.all().find((s) => s.origin === origin);
-  if (!site) throw new Error(`no site at ${origin}`);
-  return site.id;
+  return server.siteIdOf(origin);
 }
 
 async function refusals(server: DemoServer, clientId: string): Promise<AuditEntry[]> {

@@ -24,6 +24,8 @@ export interface DemoServer {
   academy: string;
   /** Demo Studio (variant B). */
   studio: string;
+  /** The demo sites' ids by origin. */
+  siteIdOf(origin: string): string;
   close(): Promise<void>;
 }
 
@@ -57,7 +59,13 @@ export async function startDemoServer(dialect: TestDialect, options: DemoServerO
   await seedDemo({ db: store.db, masterKey: signingKeyEncryptionKey(config.secret), clock, port });
   await alignDemoOrigins(store.db, port);
   await app.services.sites.reload();
+  const ids = new Map((await store.db.selectFrom('sites').select(['id', 'origin']).execute()).map((row) => [row.origin, row.id] as const));
   return {
+    siteIdOf(origin: string) {
+      const id = ids.get(origin);
+      if (!id) throw new Error(`no demo site at ${origin}`);
+      return id;
+    },
     app,
     store,
     config,
