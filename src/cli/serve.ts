@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { startMetricsListener } from '../observability/metrics-listener.js';
 import { alignDemoOrigins, databaseIsEmpty, demoSummary, seedDemo } from '../demo/seed-demo.js';
 import { signingKeyEncryptionKey } from '../keys/signing-keys.js';
-import { listSites } from '../sites/sites.repository.js';
+import { countSites, listSites } from '../sites/sites.repository.js';
 import { openStore } from '../storage/connect.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { type Command, CommandFailure, ENV_HELP, EXIT_OK, HELP_OPTION, parseOrUsage, printHelp, withConfig, writeLine } from './command.js';
@@ -35,6 +35,9 @@ function listenerUrl(server: Server): string {
   const { address, port, family } = server.address() as AddressInfo;
   return `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
 }
+
+/** Sites the start-up summary names; a deployment of thousands points at `schoolgate site list` for the rest. */
+const SITES_LISTED = 20;
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -110,7 +113,7 @@ ${ENV_HELP}
         app.services.postAnnouncer.start(scheduler * 1000, (err) => app.log.error({ err }, 'announcing published posts failed'));
 
       // Read before printing, so the whole summary is written at once (readers wait for "listening on").
-      const sites = await listSites(store.db);
+      const [sites, siteCount] = await Promise.all([listSites(store.db, SITES_LISTED), countSites(store.db)]);
       const out = ctx.io.stdout;
       writeLine(out, `schoolgate listening on ${address}${demo ? ' (demo mode)' : ''}`);
       if (metricsListener) writeLine(out, `metrics on ${listenerUrl(metricsListener)}/metrics`);
@@ -126,6 +129,7 @@ ${ENV_HELP}
             out,
             `  ${s.name} (${s.slug}, variant ${s.variant})  ${s.origin}  discovery ${s.origin}/.well-known/openid-configuration`,
           );
+        if (siteCount > sites.length) writeLine(out, `  … and ${siteCount - sites.length} more: \`schoolgate site list\``);
       }
 
       await waitForShutdown(ctx.io.shutdown);

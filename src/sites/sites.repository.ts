@@ -6,9 +6,24 @@ import { defineQuery } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 import { type Site, siteFromRow, type Variant } from './site.js';
 
-export async function listSites(db: Kysely<Database>): Promise<Site[]> {
-  const rows = await db.selectFrom('sites').selectAll().orderBy('created_at').orderBy('slug').execute();
+/** Sites in the order they were created; `limit` for a summary of a deployment with thousands. */
+export async function listSites(db: Kysely<Database>, limit?: number): Promise<Site[]> {
+  const rows = await db
+    .selectFrom('sites')
+    .selectAll()
+    .orderBy('created_at')
+    .orderBy('slug')
+    .$if(limit !== undefined, (qb) => qb.limit(limit ?? 0))
+    .execute();
   return rows.map(siteFromRow);
+}
+
+export async function countSites(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('sites')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** The site at an origin, through the unique index on `origin`. */
