@@ -15,6 +15,7 @@ import type { TokenContext } from './oauth/token/token-context.js';
 import { AccessTokenCache } from './oauth/tokens/access-token-cache.js';
 import { createRevocationSignals, type RevocationSignals } from './storage/revocation-signals.js';
 import { CoherentCache } from './storage/coherent-cache.js';
+import { GroupCommit } from './storage/group-commit.js';
 import { findPersonWithRoles, type PersonLookup, type PersonWithRoles } from './people/people.repository.js';
 import { findMemberApp } from './clients/member-apps.repository.js';
 import { type ClientDecision, findClientDecision } from './clients/site-client-decisions.repository.js';
@@ -146,6 +147,7 @@ export function createServices(deps: AppDeps): Services {
       standing,
       limits,
       observer: metrics,
+      rotations: new GroupCommit(deps.store),
     },
     csrfKey: deriveKey(config.secret, 'csrf'),
     confirmations: new ConfirmationTokens(deriveKey(config.secret, 'mcp-confirmation')),

@@ -1,6 +1,6 @@
 // The per-site audit log (issue 2): who signed in, consented, got or lost tokens, and what was refused.
 // Details are structured JSON and never contain a secret, a token or a password.
-import { type Kysely, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import { type Page, type PageRequest, pageQuery, toPage } from '../school/paging.js';
 import { defineQuery } from '../storage/precompiled.js';
@@ -60,6 +60,20 @@ const insertAuditEvent = defineQuery(['siteId', 'at', 'kind', 'personId', 'clien
     request_id: p.requestId,
   }),
 );
+
+/** The audit event's INSERT, for a caller that runs its statements itself (storage/group-commit.ts). */
+export function auditStatement(db: Kysely<Database>, event: AuditEvent, now: number): CompiledQuery {
+  return insertAuditEvent.bind(db, {
+    siteId: event.siteId,
+    at: now,
+    kind: event.kind,
+    personId: event.personId ?? null,
+    clientId: event.clientId ?? null,
+    detail: JSON.stringify(event.detail ?? {}),
+    target: event.target ?? null,
+    requestId: event.requestId ?? null,
+  });
+}
 
 export async function recordAudit(db: Kysely<Database>, event: AuditEvent, clock: Clock): Promise<void> {
   await insertAuditEvent.changed(db, {

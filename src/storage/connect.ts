@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
+import { type CompiledQuery, Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { PoolStats } from '../observability/metrics.js';
 import type { Database } from './schema.js';
@@ -18,6 +18,11 @@ export interface Store {
    * data_version), so in-process caches can tell when someone else may have written.
    */
   externalWriteVersion?: () => number;
+  /**
+   * SQLite only: runs `work` as one transaction on the connection, synchronously, its statements through
+   * the same statement cache; the caller must hold Kysely's connection (storage/group-commit.ts).
+   */
+  sqliteTransaction?: <T>(work: (run: RunCompiled) => T) => T;
   /** PostgreSQL only: the connection pool's state, for the metrics. */
   poolStats?: () => PoolStats;
   close(): Promise<void>;
@@ -28,12 +33,15 @@ pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 
 const STATEMENT_CACHE_SIZE = 512;
 
+/** Runs one compiled statement synchronously: its rows, or the rows it changed. */
+export type RunCompiled = (query: CompiledQuery) => { rows: unknown[]; changes: number };
+
 /**
  * Kysely's SQLite driver prepares every query anew; preparing costs more than running most of ours.
  * Statements are reused by their SQL text (bounded: texts with `in (?, ?, …)` vary in length).
  * Reuse is safe because better-sqlite3 runs each statement to completion synchronously.
  */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase & { prepare(sql: string): SQLite.Statement } {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
@@ -61,9 +69,22 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
     sqlite.pragma('busy_timeout = 5000');
     // Reading pages through a memory map avoids a system call per page (costly on virtualised disks).
     sqlite.pragma('mmap_size = 268435456');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const statements = withStatementCache(sqlite);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-    return { db, dialect: 'sqlite', externalWriteVersion: () => dataVersion.get() as number, close: () => db.destroy() };
+    const run: RunCompiled = (query) => {
+      const statement = statements.prepare(query.sql);
+      if (statement.reader) return { rows: statement.all(query.parameters as unknown[]), changes: 0 };
+      return { rows: [], changes: Number(statement.run(query.parameters as unknown[]).changes) };
+    };
+    return {
+      db,
+      dialect: 'sqlite',
+      externalWriteVersion: () => dataVersion.get() as number,
+      // better-sqlite3 turns a transaction inside a transaction into a savepoint.
+      sqliteTransaction: (work) => sqlite.transaction(() => work(run))(),
+      close: () => db.destroy(),
+    };
   }
   const pool = new pg.Pool({
     connectionString: databaseUrl,

@@ -21,6 +21,8 @@ export interface PrecompiledQuery<P extends string, R> {
   first(db: Executor, params: Params<P>): Promise<R | undefined>;
   /** Rows changed by an update or delete. */
   changed(db: Executor, params: Params<P>): Promise<number>;
+  /** The compiled query with these values, for a caller that runs it itself (storage/group-commit.ts). */
+  bind(db: Executor, params: Params<P>): CompiledQuery<R>;
 }
 
 type Slot<P extends string> = { name: P } | { constant: unknown };
@@ -51,13 +53,15 @@ export function defineQuery<P extends string, R>(
     }
     return compiled;
   };
-  const execute = (db: Executor, params: Params<P>) => {
+  const bind = (db: Executor, params: Params<P>): CompiledQuery<R> => {
     const { query, positions } = compiledFor(db);
-    return db.executeQuery<R>({ ...query, parameters: positions.map((slot) => ('name' in slot ? params[slot.name] : slot.constant)) });
+    return { ...query, parameters: positions.map((slot) => ('name' in slot ? params[slot.name] : slot.constant)) };
   };
+  const execute = (db: Executor, params: Params<P>) => db.executeQuery<R>(bind(db, params));
   return {
     rows: async (db, params) => (await execute(db, params)).rows,
     first: async (db, params) => (await execute(db, params)).rows[0],
     changed: async (db, params) => Number((await execute(db, params)).numAffectedRows ?? 0n),
+    bind,
   };
 }

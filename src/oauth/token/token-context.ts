@@ -14,6 +14,7 @@ import type { PersonLookup } from '../../people/people.repository.js';
 import type { StandingCheck } from '../standing.js';
 import type { BackChannelLimits } from './back-channel-limits.js';
 import type { TokenObserver } from '../../observability/metrics.js';
+import type { GroupCommit } from '../../storage/group-commit.js';
 
 export interface TokenContext {
   db: Kysely<Database>;
@@ -28,6 +29,8 @@ export interface TokenContext {
   standing: StandingCheck;
   limits: BackChannelLimits;
   observer: TokenObserver;
+  /** Refresh rotations, committed together on SQLite (storage/group-commit.ts). */
+  rotations: GroupCommit;
 }
 
 /** RFC 6749 5.1 */

@@ -1,6 +1,6 @@
 // Grants and the tokens issued under them. A grant is one authorization (one code exchange) and all
 // the access and refresh tokens that descend from it; revoking the grant ends them all at once.
-import type { Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import { hashToken } from '../../kernel/hashing.js';
 import { newId } from '../../kernel/random.js';
@@ -76,14 +76,8 @@ const insertRefreshToken = defineQuery(TOKEN_COLUMNS, (db, p) =>
   db.insertInto('refresh_tokens').values({ ...tokenValues(p), rotated_at: null, replay_sealed: null, replay_until: null }),
 );
 
-export async function writeTokenPair(
-  db: Db,
-  input: IssueInput,
-  values: { accessToken: string; refreshToken: string },
-  clock: Clock,
-): Promise<IssuedPair> {
-  const now = clock.now();
-  const accessExpiresAt = now + input.accessLifetimeSeconds * 1000;
+/** The column values of a new pair's two rows. */
+function pairRows(input: IssueInput, values: { accessToken: string; refreshToken: string }, now: number) {
   const common = {
     siteId: input.siteId,
     grantId: input.grantId,
@@ -92,19 +86,38 @@ export async function writeTokenPair(
     resource: input.resource,
     now,
   };
-  await insertAccessToken.changed(db, {
-    ...common,
-    hash: hashToken(values.accessToken),
-    scope: input.accessScope,
-    expiresAt: accessExpiresAt,
-  });
-  await insertRefreshToken.changed(db, {
-    ...common,
-    hash: hashToken(values.refreshToken),
-    scope: input.scope,
-    expiresAt: now + input.refreshLifetimeSeconds * 1000,
-  });
-  return { ...values, accessExpiresAt };
+  return {
+    access: {
+      ...common,
+      hash: hashToken(values.accessToken),
+      scope: input.accessScope,
+      expiresAt: now + input.accessLifetimeSeconds * 1000,
+    },
+    refresh: { ...common, hash: hashToken(values.refreshToken), scope: input.scope, expiresAt: now + input.refreshLifetimeSeconds * 1000 },
+  };
+}
+
+export async function writeTokenPair(
+  db: Db,
+  input: IssueInput,
+  values: { accessToken: string; refreshToken: string },
+  clock: Clock,
+): Promise<IssuedPair> {
+  const rows = pairRows(input, values, clock.now());
+  await insertAccessToken.changed(db, rows.access);
+  await insertRefreshToken.changed(db, rows.refresh);
+  return { ...values, accessExpiresAt: rows.access.expiresAt };
+}
+
+/** The two INSERTs of a new pair, for a caller that runs its statements itself (storage/group-commit.ts). */
+export function tokenPairStatements(
+  db: Db,
+  input: IssueInput,
+  values: { accessToken: string; refreshToken: string },
+  now: number,
+): CompiledQuery[] {
+  const rows = pairRows(input, values, now);
+  return [insertAccessToken.bind(db, rows.access), insertRefreshToken.bind(db, rows.refresh)];
 }
 
 /** Looks an access token up by hash alone: the bearer check must tell "another origin" from "unknown". */
@@ -159,12 +172,6 @@ const grantRevokedAt = defineQuery(['grantId'], (db, p) => {
   return isSqlite(db) ? query : query.forShare();
 });
 
-/** Inside a refresh's transaction: whether the grant is still active, holding it against revocation. */
-export async function grantStillActive(trx: Transaction<Database>, grantId: string): Promise<boolean> {
-  const grant = await grantRevokedAt.first(trx, { grantId });
-  return grant !== undefined && grant.revoked_at === null;
-}
-
 const rotateRefreshToken = defineQuery(['hash', 'now', 'sealed', 'until'], (db, p) =>
   db
     .updateTable('refresh_tokens')
@@ -174,20 +181,14 @@ const rotateRefreshToken = defineQuery(['hash', 'now', 'sealed', 'until'], (db, 
     .where('revoked_at', 'is', null),
 );
 
-/** The compare-and-swap of rotation: true only for the one caller that rotated this token. */
-export async function markRefreshTokenRotated(
-  trx: Transaction<Database>,
-  tokenHash: string,
-  now: number,
-  replay: { sealed: string; until: number } | null,
-): Promise<boolean> {
-  const changed = await rotateRefreshToken.changed(trx, {
-    hash: tokenHash,
-    now,
-    sealed: replay?.sealed ?? null,
-    until: replay?.until ?? null,
-  });
-  return changed === 1;
+/** The compare-and-swap of rotation as a statement: it changes one row only for the caller that rotates. */
+export function rotationStatement(db: Db, tokenHash: string, now: number, replay: { sealed: string; until: number } | null): CompiledQuery {
+  return rotateRefreshToken.bind(db, { hash: tokenHash, now, sealed: replay?.sealed ?? null, until: replay?.until ?? null });
+}
+
+/** Reads the grant's revocation time (holding the grant against revocation on PostgreSQL). */
+export function grantStateStatement(db: Db, grantId: string): CompiledQuery {
+  return grantRevokedAt.bind(db, { grantId });
 }
 
 export async function revokeAccessToken(db: Db, siteId: string, tokenHash: string, clock: Clock): Promise<void> {

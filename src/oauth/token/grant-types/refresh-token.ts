@@ -4,7 +4,7 @@
 // grace window, gets the winner's answer again instead of a logout. That answer is kept sealed with a
 // key derived from the old token itself, so only its holder can open it, and only for the window.
 // Reuse after the window is treated as theft and ends the whole grant.
-import { recordAudit } from '../../../audit/audit-log.js';
+import { auditStatement, recordAudit } from '../../../audit/audit-log.js';
 import { splitSpaceList } from '../../../kernel/result.js';
 import { deriveKey, seal, unseal } from '../../../kernel/sealing.js';
 import type { RefreshTokensTable } from '../../../storage/schema.js';
@@ -15,10 +15,10 @@ import { LOST_STANDING } from '../../standing.js';
 import { endGrant } from '../../tokens/token-revocation.js';
 import {
   findRefreshToken,
-  grantStillActive,
-  markRefreshTokenRotated,
+  grantStateStatement,
   mintTokenPair,
-  writeTokenPair,
+  rotationStatement,
+  tokenPairStatements,
 } from '../../tokens/tokens.repository.js';
 import type { GrantType, TokenContext, TokenResponse } from '../token-context.js';
 import { tokenResponse } from '../token-response.js';
@@ -87,30 +87,33 @@ export const refreshTokenGrant: GrantType = {
     // Sealed before the transaction, so the write lock is held for the writes alone.
     const replay =
       grace > 0 ? { sealed: seal(replayKey(refreshToken), JSON.stringify(response), row.token_hash), until: now + grace * 1000 } : null;
-    const won = await ctx.db.transaction().execute(async (trx) => {
-      if (!(await markRefreshTokenRotated(trx, row.token_hash, now, replay))) return false;
-      if (!(await grantStillActive(trx, row.grant_id))) throw new OAuthError('invalid_grant', 'the grant was revoked');
-      await writeTokenPair(
-        trx,
-        {
-          siteId: site.id,
-          clientId: client.clientId,
-          personId: row.person_id,
-          scope: row.scope,
-          accessScope,
-          resource: row.resource,
-          grantId: row.grant_id,
-          accessLifetimeSeconds: ctx.lifetimes.access_token,
-          refreshLifetimeSeconds: ctx.lifetimes.refresh_token,
-        },
-        values,
-        ctx.clock,
-      );
-      await recordAudit(
-        trx,
-        { siteId: site.id, kind: 'token.refreshed', personId: row.person_id, clientId: client.clientId, detail: { scope: accessScope } },
-        ctx.clock,
-      );
+    const issue = {
+      siteId: site.id,
+      clientId: client.clientId,
+      personId: row.person_id,
+      scope: row.scope,
+      accessScope,
+      resource: row.resource,
+      grantId: row.grant_id,
+      accessLifetimeSeconds: ctx.lifetimes.access_token,
+      refreshLifetimeSeconds: ctx.lifetimes.refresh_token,
+    };
+    const audit = {
+      siteId: site.id,
+      kind: 'token.refreshed' as const,
+      personId: row.person_id,
+      clientId: client.clientId,
+      detail: { scope: accessScope },
+    };
+    // The compare-and-swap, the grant check and the new pair as one unit, committed together with the
+    // rotations beside it on SQLite (storage/group-commit.ts) and answered only after that commit.
+    const won = await ctx.rotations.run(function* (db) {
+      if ((yield rotationStatement(db, row.token_hash, now, replay)).changes !== 1) return false;
+      const grant = (yield grantStateStatement(db, row.grant_id)).rows[0] as { revoked_at: number | null } | undefined;
+      // Thrown, not returned: the unit's own compare-and-swap is undone with it.
+      if (!grant || grant.revoked_at !== null) throw new OAuthError('invalid_grant', 'the grant was revoked');
+      for (const statement of tokenPairStatements(db, issue, values, now)) yield statement;
+      yield auditStatement(db, audit, now);
       return true;
     });
     if (won) return response;

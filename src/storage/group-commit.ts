@@ -1,0 +1,113 @@
+// Group commit (issue 12). On SQLite a write transaction's commit costs more than its writes (a WAL write
+// per commit: about 100 µs of a rotation's 157 µs here, measured with better-sqlite3 alone), so refresh
+// rotations that arrive together share one transaction: while one batch waits for the connection or
+// commits, the next gathers. A batch runs synchronously on the connection (holding Kysely's connection,
+// so no other statement can slip into it), each unit under its own savepoint: a unit that throws leaves
+// no write behind and the others still commit. No caller hears its result before the commit that holds
+// it, so a crash loses only rotations nobody was answered for. Units are written once as a sequence of
+// compiled statements (a generator), run synchronously on SQLite and awaited on PostgreSQL, where each
+// unit is its own transaction (its connections commit concurrently).
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import type { RunCompiled, Store } from './connect.js';
+import type { Database } from './schema.js';
+
+/** What a statement of a unit answers: its rows, or how many rows it changed. */
+export interface StepResult {
+  rows: unknown[];
+  changes: number;
+}
+
+/**
+ * A unit of work: yields compiled statements (built against the executor it is given) and receives each
+ * one's result; returns its outcome or throws to undo its own writes.
+ */
+export type Unit<T> = (db: Kysely<Database> | Transaction<Database>) => Generator<CompiledQuery, T, StepResult>;
+
+/** Units per transaction: a bound on how long one commit keeps the others waiting. */
+export const GROUP_COMMIT_MAX = 64;
+
+interface Pending {
+  unit: Unit<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+function runSync<T>(steps: Generator<CompiledQuery, T, StepResult>, run: RunCompiled): T {
+  let step = steps.next();
+  while (!step.done) step = steps.next(run(step.value));
+  return step.value;
+}
+
+async function runAsync<T>(steps: Generator<CompiledQuery, T, StepResult>, trx: Transaction<Database>): Promise<T> {
+  let step = steps.next();
+  while (!step.done) {
+    const result = await trx.executeQuery(step.value);
+    step = steps.next({ rows: result.rows, changes: Number(result.numAffectedRows ?? 0n) });
+  }
+  return step.value;
+}
+
+export class GroupCommit {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  /** Transactions and units so far (SQLite): units per transaction is the batching achieved. */
+  readonly stats = { transactions: 0, units: 0 };
+
+  constructor(private readonly store: Pick<Store, 'db' | 'sqliteTransaction'>) {}
+
+  /** Runs `unit` in a transaction (shared with the units beside it on SQLite); answers after the commit. */
+  run<T>(unit: Unit<T>): Promise<T> {
+    const { sqliteTransaction } = this.store;
+    if (!sqliteTransaction) return this.store.db.transaction().execute((trx) => runAsync(unit(trx), trx));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ unit: unit as Unit<unknown>, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // After the I/O callbacks of this turn, so the requests that arrived together join one batch.
+        setImmediate(() => void this.flush(sqliteTransaction));
+      }
+    });
+  }
+
+  private async flush(sqliteTransaction: NonNullable<Store['sqliteTransaction']>): Promise<void> {
+    try {
+      // Holding Kysely's one connection keeps every other statement out of the batch's transaction.
+      await this.store.db.connection().execute(async () => {
+        while (this.queue.length > 0) {
+          const batch = this.queue.splice(0, GROUP_COMMIT_MAX);
+          this.stats.transactions += 1;
+          this.stats.units += batch.length;
+          const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+          try {
+            sqliteTransaction(() => {
+              for (const pending of batch) {
+                try {
+                  // A transaction inside a transaction is a savepoint: a throw undoes this unit alone.
+                  outcomes.push({ ok: true, value: sqliteTransaction((inner) => runSync(pending.unit(this.store.db), inner)) });
+                } catch (error) {
+                  outcomes.push({ ok: false, error });
+                }
+              }
+            });
+          } catch (error) {
+            for (const pending of batch) pending.reject(error);
+            continue;
+          }
+          batch.forEach((pending, i) => {
+            const outcome = outcomes[i];
+            if (outcome?.ok) pending.resolve(outcome.value);
+            else pending.reject(outcome ? outcome.error : new Error('group commit lost a unit'));
+          });
+        }
+      });
+    } catch (error) {
+      for (const pending of this.queue.splice(0)) pending.reject(error);
+    } finally {
+      this.scheduled = false;
+      if (this.queue.length > 0) {
+        this.scheduled = true;
+        setImmediate(() => void this.flush(sqliteTransaction));
+      }
+    }
+  }
+}
