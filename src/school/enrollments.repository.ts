@@ -1,5 +1,10 @@
 // A member's enrolments and their progress (SPEC 2.2): access expiry, lifetime access, last-watched lecture.
+import type { Kysely, Transaction } from 'kysely';
+import { defineQuery, type Placeholder } from '../storage/precompiled.js';
+import type { Database } from '../storage/schema.js';
 import type { MemberScope, SiteScope } from './scope.js';
+
+type Executor = Kysely<Database> | Transaction<Database>;
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 
 export type AccessState = 'ACTIVE' | 'EXPIRED';
@@ -48,37 +53,46 @@ export function progressPercent(completed: number, total: number): number {
 }
 
 /** The member's enrolments at this site, most recently started first. */
-export async function listEnrollments(scope: MemberScope, request: PageRequest, now: number): Promise<Page<EnrollmentRecord>> {
-  const { size, after } = pageQuery(LIST, request);
-  const rows = await scope.db
+// The member's page of enrolments, first page and the pages after a cursor, compiled once: every member
+// API viewer query and every list_my_enrollments call reads it.
+const enrollmentColumns = [
+  'e.id',
+  'e.started_at',
+  'e.access_expires_at',
+  'e.lifetime_access',
+  'e.completed_at',
+  'e.last_lecture_id',
+  'e.last_position_seconds',
+  'e.last_activity_at',
+  'c.id as course_id',
+  'c.slug as course_slug',
+  'c.title as course_title',
+  'c.subtitle as course_subtitle',
+  'c.cover_image_url as course_cover_image_url',
+] as const;
+const memberEnrollments = (db: Executor, p: Record<'siteId' | 'personId' | 'limit', Placeholder>) =>
+  db
     .selectFrom('enrollments as e')
-    .innerJoin('courses as c', (join) => join.onRef('c.id', '=', 'e.course_id').on('c.site_id', '=', scope.siteId))
-    .where('e.site_id', '=', scope.siteId)
-    .where('e.person_id', '=', scope.personId)
-    .$if(after !== null, (qb) =>
-      qb.where((eb) =>
-        eb.or([eb('e.started_at', '<', after!.sort), eb.and([eb('e.started_at', '=', after!.sort), eb('e.id', '<', after!.id)])]),
-      ),
-    )
-    .select([
-      'e.id',
-      'e.started_at',
-      'e.access_expires_at',
-      'e.lifetime_access',
-      'e.completed_at',
-      'e.last_lecture_id',
-      'e.last_position_seconds',
-      'e.last_activity_at',
-      'c.id as course_id',
-      'c.slug as course_slug',
-      'c.title as course_title',
-      'c.subtitle as course_subtitle',
-      'c.cover_image_url as course_cover_image_url',
-    ])
+    .innerJoin('courses as c', (join) => join.onRef('c.id', '=', 'e.course_id').on('c.site_id', '=', p.siteId))
+    .where('e.site_id', '=', p.siteId)
+    .where('e.person_id', '=', p.personId)
+    .select(enrollmentColumns)
     .orderBy('e.started_at', 'desc')
     .orderBy('e.id', 'desc')
-    .limit(size + 1)
-    .execute();
+    .limit(p.limit);
+const firstEnrollmentPage = defineQuery(['siteId', 'personId', 'limit'], (db, p) => memberEnrollments(db, p));
+const laterEnrollmentPage = defineQuery(['siteId', 'personId', 'limit', 'afterSort', 'afterId'], (db, p) =>
+  memberEnrollments(db, p).where((eb) =>
+    eb.or([eb('e.started_at', '<', p.afterSort), eb.and([eb('e.started_at', '=', p.afterSort), eb('e.id', '<', p.afterId)])]),
+  ),
+);
+
+export async function listEnrollments(scope: MemberScope, request: PageRequest, now: number): Promise<Page<EnrollmentRecord>> {
+  const { size, after } = pageQuery(LIST, request);
+  const base = { siteId: scope.siteId, personId: scope.personId, limit: size + 1 };
+  const rows = after
+    ? await laterEnrollmentPage.rows(scope.db, { ...base, afterSort: after.sort, afterId: after.id })
+    : await firstEnrollmentPage.rows(scope.db, base);
   const records = rows.map((row): EnrollmentRecord => {
     const lifetime = row.lifetime_access === 1;
     const expires = lifetime ? null : row.access_expires_at;
@@ -104,14 +118,17 @@ export async function listEnrollments(scope: MemberScope, request: PageRequest, 
   return toPage(LIST, records, size, (r) => ({ sort: r.startedAt, id: r.id }));
 }
 
-export async function countEnrollments(scope: MemberScope): Promise<number> {
-  const row = await scope.db
+const enrollmentCount = defineQuery(['siteId', 'personId'], (db, p) =>
+  db
     .selectFrom('enrollments')
-    .where('site_id', '=', scope.siteId)
-    .where('person_id', '=', scope.personId)
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .where('site_id', '=', p.siteId)
+    .where('person_id', '=', p.personId)
+    .select((eb) => eb.fn.countAll().as('n')),
+);
+
+export async function countEnrollments(scope: MemberScope): Promise<number> {
+  const row = await enrollmentCount.first(scope.db, { siteId: scope.siteId, personId: scope.personId });
+  return Number(row?.n ?? 0);
 }
 
 /** Lectures per course, for the given courses of this site (absent courses count 0). */
