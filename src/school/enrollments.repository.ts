@@ -1,6 +1,6 @@
 // A member's enrolments and their progress (SPEC 2.2): access expiry, lifetime access, last-watched lecture.
 import type { Kysely, Transaction } from 'kysely';
-import { defineQuery, type Placeholder } from '../storage/precompiled.js';
+import { defineListQuery, defineQuery, type Placeholder } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 import type { MemberScope, SiteScope } from './scope.js';
 
@@ -131,17 +131,41 @@ export async function countEnrollments(scope: MemberScope): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+// The per-page lookups of the member API and the member tools, compiled once per list length.
+const lectureCounts = defineListQuery(['siteId'], (db, p, courseIds) =>
+  db
+    .selectFrom('lectures')
+    .where('site_id', '=', p.siteId)
+    .where('course_id', 'in', courseIds)
+    .groupBy('course_id')
+    .select((eb) => ['course_id', eb.fn.countAll().as('n')]),
+);
+const completedCounts = defineListQuery(['siteId', 'personId'], (db, p, enrollmentIds) =>
+  db
+    .selectFrom('lecture_progress as p')
+    .innerJoin('enrollments as e', 'e.id', 'p.enrollment_id')
+    // Only lectures of the enrolled course count, so the percentage cannot pass 100 through stray rows.
+    .innerJoin('lectures as l', (join) => join.onRef('l.id', '=', 'p.lecture_id').onRef('l.course_id', '=', 'e.course_id'))
+    .where('p.site_id', '=', p.siteId)
+    .where('e.site_id', '=', p.siteId)
+    .where('e.person_id', '=', p.personId)
+    .where('p.enrollment_id', 'in', enrollmentIds)
+    .groupBy('p.enrollment_id')
+    .select((eb) => ['p.enrollment_id', eb.fn.countAll().as('n')]),
+);
+const lecturesById = defineListQuery(['siteId'], (db, p, lectureIds) =>
+  db
+    .selectFrom('lectures')
+    .where('site_id', '=', p.siteId)
+    .where('id', 'in', lectureIds)
+    .select(['id', 'course_id', 'title', 'duration_seconds']),
+);
+
 /** Lectures per course, for the given courses of this site (absent courses count 0). */
 export async function lectureCountsByCourse(scope: SiteScope, courseIds: readonly string[]): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   if (courseIds.length === 0) return counts;
-  const rows = await scope.db
-    .selectFrom('lectures')
-    .where('site_id', '=', scope.siteId)
-    .where('course_id', 'in', [...courseIds])
-    .groupBy('course_id')
-    .select((eb) => ['course_id', eb.fn.countAll().as('n')])
-    .execute();
+  const rows = await lectureCounts.rows(scope.db, { siteId: scope.siteId }, courseIds);
   for (const row of rows) counts.set(row.course_id, Number(row.n));
   return counts;
 }
@@ -150,18 +174,7 @@ export async function lectureCountsByCourse(scope: SiteScope, courseIds: readonl
 export async function completedLectureCounts(scope: MemberScope, enrollmentIds: readonly string[]): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   if (enrollmentIds.length === 0) return counts;
-  const rows = await scope.db
-    .selectFrom('lecture_progress as p')
-    .innerJoin('enrollments as e', 'e.id', 'p.enrollment_id')
-    // Only lectures of the enrolled course count, so the percentage cannot pass 100 through stray rows.
-    .innerJoin('lectures as l', (join) => join.onRef('l.id', '=', 'p.lecture_id').onRef('l.course_id', '=', 'e.course_id'))
-    .where('p.site_id', '=', scope.siteId)
-    .where('e.site_id', '=', scope.siteId)
-    .where('e.person_id', '=', scope.personId)
-    .where('p.enrollment_id', 'in', [...enrollmentIds])
-    .groupBy('p.enrollment_id')
-    .select((eb) => ['p.enrollment_id', eb.fn.countAll().as('n')])
-    .execute();
+  const rows = await completedCounts.rows(scope.db, { siteId: scope.siteId, personId: scope.personId }, enrollmentIds);
   for (const row of rows) counts.set(row.enrollment_id, Number(row.n));
   return counts;
 }
@@ -170,12 +183,7 @@ export async function completedLectureCounts(scope: MemberScope, enrollmentIds: 
 export async function lecturesByIds(scope: SiteScope, lectureIds: readonly string[]): Promise<Map<string, LectureSummary>> {
   const lectures = new Map<string, LectureSummary>();
   if (lectureIds.length === 0) return lectures;
-  const rows = await scope.db
-    .selectFrom('lectures')
-    .where('site_id', '=', scope.siteId)
-    .where('id', 'in', [...lectureIds])
-    .select(['id', 'course_id', 'title', 'duration_seconds'])
-    .execute();
+  const rows = await lecturesById.rows(scope.db, { siteId: scope.siteId }, lectureIds);
   for (const row of rows) {
     lectures.set(row.id, { id: row.id, courseId: row.course_id, title: row.title, durationSeconds: row.duration_seconds });
   }

@@ -1,5 +1,6 @@
 // Who the viewer is, and the schools where they hold a role (SPEC 2.1: viewer id, name, email, schools).
 import type { MemberScope, SiteScope } from './scope.js';
+import { defineQuery } from '../storage/precompiled.js';
 
 export interface MemberProfile {
   id: string;
@@ -19,12 +20,13 @@ export interface MemberSchool {
 }
 
 /** The member's profile; null when the person no longer exists. */
+// Read by nearly every viewer query: compiled once.
+const memberProfile = defineQuery(['personId'], (db, p) =>
+  db.selectFrom('people').where('id', '=', p.personId).select(['id', 'name', 'email', 'picture_url']),
+);
+
 export async function findMemberProfile(scope: MemberScope): Promise<MemberProfile | null> {
-  const row = await scope.db
-    .selectFrom('people')
-    .where('id', '=', scope.personId)
-    .select(['id', 'name', 'email', 'picture_url'])
-    .executeTakeFirst();
+  const row = await memberProfile.first(scope.db, { personId: scope.personId });
   return row ? { id: row.id, name: row.name, email: row.email, pictureUrl: row.picture_url } : null;
 }
 

@@ -65,3 +65,51 @@ export function defineQuery<P extends string, R>(
     bind,
   };
 }
+
+/** Lists longer than this are built per call rather than kept compiled (a bound on the forms kept). */
+export const LIST_FORMS_KEPT = 100;
+
+export interface PrecompiledListQuery<P extends string, R> {
+  /** All rows for these parameter values and this list (`in (…)`); an empty list answers no rows. */
+  rows(db: Executor, params: Params<P>, list: readonly string[]): Promise<R[]>;
+}
+
+/**
+ * A query with an `in (…)` list, compiled once per list length (the SQL differs only in the number of
+ * placeholders). `build` gets the list as placeholders to pass to `in`.
+ */
+export function defineListQuery<P extends string, R>(
+  names: readonly P[],
+  build: (db: Executor, params: Record<P, Placeholder>, list: Placeholder[]) => Compilable<R>,
+): PrecompiledListQuery<P, R> {
+  const forms = new Map<number, PrecompiledQuery<string, R>>();
+  const formFor = (length: number): PrecompiledQuery<string, R> => {
+    let form = forms.get(length);
+    if (!form) {
+      const itemNames = Array.from({ length }, (_, i) => `item${i}`);
+      form = defineQuery<string, R>([...names, ...itemNames], (db, params) =>
+        build(
+          db,
+          params as Record<P, Placeholder>,
+          itemNames.map((n) => params[n] as Placeholder),
+        ),
+      );
+      forms.set(length, form);
+    }
+    return form;
+  };
+  return {
+    async rows(db, params, list) {
+      if (list.length === 0) return [];
+      if (list.length > LIST_FORMS_KEPT) {
+        const literal = Object.fromEntries(Object.entries(params)) as Record<P, Placeholder>;
+        return (await db.executeQuery(build(db, literal, [...list] as Placeholder[]).compile())).rows;
+      }
+      const all: Record<string, string | number | null> = { ...params };
+      list.forEach((item, i) => {
+        all[`item${i}`] = item;
+      });
+      return formFor(list.length).rows(db, all);
+    },
+  };
+}
