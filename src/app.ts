@@ -77,13 +77,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(formbody, { bodyLimit: config.platform.limits.body_bytes });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Synchronous hooks: an async one costs a promise on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
   app.addHook('onRequest', siteResolver(services.sites));
   // The route template, not the URL, labels the metrics: a scan of random paths adds no series.
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     services.metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   await registerCors(app);
   app.setNotFoundHandler((_request, reply) =>
