@@ -100,7 +100,8 @@ function buildOnce(root: string): Promise<void> {
   });
 }
 
-function freePort(): Promise<number> {
+/** A port nothing listens on right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,20 +14,11 @@ import { initialiseSiteKeys, signingKeyEncryptionKey } from '../src/keys/signing
 import { insertSite } from '../src/sites/sites.repository.js';
 import { openStore } from '../src/storage/connect.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
+import { freePort } from './harness.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SITE_COUNTS = (process.env.BENCH_SITES ?? '2,10000').split(',').map(Number);
 const VISITED = 200;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 async function build(): Promise<void> {
   await new Promise<void>((resolve, reject) => {

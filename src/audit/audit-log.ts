@@ -61,9 +61,8 @@ const insertAuditEvent = defineQuery(['siteId', 'at', 'kind', 'personId', 'clien
   }),
 );
 
-/** The audit event's INSERT, for a caller that runs its statements itself (storage/group-commit.ts). */
-export function auditStatement(db: Kysely<Database>, event: AuditEvent, now: number): CompiledQuery {
-  return insertAuditEvent.bind(db, {
+function auditRow(event: AuditEvent, now: number) {
+  return {
     siteId: event.siteId,
     at: now,
     kind: event.kind,
@@ -72,20 +71,16 @@ export function auditStatement(db: Kysely<Database>, event: AuditEvent, now: num
     detail: JSON.stringify(event.detail ?? {}),
     target: event.target ?? null,
     requestId: event.requestId ?? null,
-  });
+  };
+}
+
+/** The audit event's INSERT, for a caller that runs its statements itself (storage/group-commit.ts). */
+export function auditStatement(db: Kysely<Database>, event: AuditEvent, now: number): CompiledQuery {
+  return insertAuditEvent.bind(db, auditRow(event, now));
 }
 
 export async function recordAudit(db: Kysely<Database>, event: AuditEvent, clock: Clock): Promise<void> {
-  await insertAuditEvent.changed(db, {
-    siteId: event.siteId,
-    at: clock.now(),
-    kind: event.kind,
-    personId: event.personId ?? null,
-    clientId: event.clientId ?? null,
-    detail: JSON.stringify(event.detail ?? {}),
-    target: event.target ?? null,
-    requestId: event.requestId ?? null,
-  });
+  await insertAuditEvent.changed(db, auditRow(event, clock.now()));
 }
 
 export interface AuditEntry {

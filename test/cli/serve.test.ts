@@ -1,22 +1,9 @@
 // CONTRACT 1-3 through `schoolgate serve --demo`: seeds an empty database, serves both demo origins,
 // follows PORT on a restart, and shuts down cleanly.
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
 import { cliEnv, startCli } from './cli-harness.js';
-
-/** A port nothing listens on right now (the demo needs a fixed one: its origins name it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../helpers/free-port.js';
 
 async function issuerAt(url: string): Promise<unknown> {
   const response = await fetch(`${url}/.well-known/openid-configuration`);

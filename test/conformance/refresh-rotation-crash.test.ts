@@ -5,7 +5,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,19 +13,10 @@ import { openStore } from '../../src/storage/connect.js';
 import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
 import { person } from '../helpers/person.js';
 import { pkcePair } from '../helpers/token-flow.js';
+import { freePort } from '../helpers/free-port.js';
 
 const LANES = 12;
 const REDIRECT = 'http://127.0.0.1:8976/callback';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 function startServe(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--demo'], {
