@@ -28,7 +28,7 @@ export async function startAppServer(
 
 /**
  * The application as a deployment runs it (issue 12): the compiled build, `serve --demo` in its own
- * process, default logging, a fresh SQLite file (or BENCH_DATABASE_URL), and a platform config that lifts
+ * process, default logging, a fresh SQLite file (or the DATABASE_URL given in `env`), and a platform config that lifts
  * the rate budgets (the benchmark is one address sending hundreds of thousands of requests). `nodeArgs`
  * adds profilers. Answers once the server printed that it listens.
  */

@@ -5,6 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { person } from '../test/helpers/person.js';
 import { startDeployedServer, tokensFromFlow } from './harness.js';
 
@@ -40,9 +41,36 @@ const tokenPair = (origin: string, clientId: string, redirectUri: string, scope:
 
 const student = person('student');
 
+// BENCH_STORE=postgres measures PostgreSQL as it is deployed, with Redis (a fresh database, dropped after).
+const STORE = process.env.BENCH_STORE === 'postgres' ? 'postgres' : 'sqlite';
+const POSTGRES_ADMIN = process.env.SCHOOLGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function postgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `schoolgate_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES_ADMIN);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: POSTGRES_ADMIN });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+const postgres = STORE === 'postgres' ? await postgresDatabase() : undefined;
 const bare = await start('./bare-server.ts');
 // The application as `npm start` runs it: the build, its own process, default logging (issue 12).
-const app = await startDeployedServer({}, PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
+const app = await startDeployedServer(
+  postgres ? { DATABASE_URL: postgres.url, REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15' } : {},
+  PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+);
 const origin = app.origin;
 const webRedirect = 'http://127.0.0.1:8976/callback';
 const member = await tokenPair(origin, 'academy-member-web', webRedirect, 'openid profile email account:read', 'academy-member-secret');
@@ -169,7 +197,10 @@ for (const scenario of scenarios) {
   );
   console.log(rows.at(-1));
 }
-console.log(`\n${SECONDS} s per run, ${CONNECTIONS} connections, load generator on the same box\n${rows.join('\n')}`);
+console.log(
+  `\n${STORE}${postgres ? ' + Redis' : ''}, ${SECONDS} s per run, ${CONNECTIONS} connections, load generator on the same box\n${rows.join('\n')}`,
+);
 bare.child.kill();
 // SIGTERM is the clean shutdown of `serve`, which lets a profiler write its output.
 await app.stop();
+await postgres?.drop();
