@@ -7,12 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { type Kysely, sql } from 'kysely';
-import pg from 'pg';
 import { writeActivity } from '../src/school/learner-activity.js';
 import { openStore } from '../src/storage/connect.js';
 import type { Database } from '../src/storage/schema.js';
 import { person } from '../test/helpers/person.js';
-import { startAppServer, tokensFromFlow } from './harness.js';
+import { postgresBenchDatabase, startAppServer, tokensFromFlow } from './harness.js';
 
 const STUDENTS = Number(process.env.OPERATOR_STUDENTS ?? 100_000);
 const PER_STUDENT = 10; // enrollments and orders per student
@@ -20,7 +19,6 @@ const COURSES = 20;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DAY = 86_400_000;
-const POSTGRES_ADMIN = process.env.SCHOOLGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** BENCH_PROFILE=<dir> writes a V8 CPU profile of the server; OPERATOR_DIALECTS=postgres measures one store. */
 const PROFILE_DIR = process.env.BENCH_PROFILE;
@@ -133,21 +131,12 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
   let drop = async () => {};
   if (dialect === 'sqlite') databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'schoolgate-operator-')), 'bench.db')}`;
   else {
-    const name = `schoolgate_operator_bench_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: POSTGRES_ADMIN });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(POSTGRES_ADMIN);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
+    const database = await postgresBenchDatabase('schoolgate_operator_bench');
+    databaseUrl = database.url;
     drop = async () => {
       // OPERATOR_KEEP_DATABASE=1 leaves the grown database for EXPLAIN and profiling.
       if (process.env.OPERATOR_KEEP_DATABASE) return console.log(`kept ${databaseUrl}`);
-      const c = new pg.Client({ connectionString: POSTGRES_ADMIN });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      await database.drop();
     };
   }
   const { child, origin } = await startAppServer(

@@ -5,9 +5,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { person } from '../test/helpers/person.js';
-import { startDeployedServer, tokensFromFlow } from './harness.js';
+import { postgresBenchDatabase, startDeployedServer, tokensFromFlow } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -43,28 +42,7 @@ const student = person('student');
 
 // BENCH_STORE=postgres measures PostgreSQL as it is deployed, with Redis (a fresh database, dropped after).
 const STORE = process.env.BENCH_STORE === 'postgres' ? 'postgres' : 'sqlite';
-const POSTGRES_ADMIN = process.env.SCHOOLGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-async function postgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `schoolgate_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_ADMIN);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: POSTGRES_ADMIN });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
-
-const postgres = STORE === 'postgres' ? await postgresDatabase() : undefined;
+const postgres = STORE === 'postgres' ? await postgresBenchDatabase('schoolgate_bench') : undefined;
 const bare = await start('./bare-server.ts');
 // The application as `npm start` runs it: the build, its own process, default logging (issue 12).
 const app = await startDeployedServer(

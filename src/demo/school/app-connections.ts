@@ -55,33 +55,19 @@ export async function seedAppConnections(
       const dayStart = Math.floor((now - d * DAY) / DAY) * DAY;
       const day = new Date(dayStart).toISOString().slice(0, 10);
       const lastAt = Math.min(now, dayStart + Math.floor(next() * DAY));
-      for (const what of READS) {
-        if (next() < 0.4) continue;
+      const used = (what: string, write: boolean, most: number) =>
         usage.push({
           site_id: siteId,
           client_id: CLIENT_ID,
           person_id: learner.id,
           day,
           what,
-          write: 0,
-          requests: 1 + Math.floor(next() * 12),
+          write: write ? 1 : 0,
+          requests: 1 + Math.floor(next() * most),
           last_at: lastAt,
         });
-      }
-      if (next() < 0.3) {
-        for (const what of WRITES) {
-          usage.push({
-            site_id: siteId,
-            client_id: CLIENT_ID,
-            person_id: learner.id,
-            day,
-            what,
-            write: 1,
-            requests: 1 + Math.floor(next() * 3),
-            last_at: lastAt,
-          });
-        }
-      }
+      for (const what of READS) if (next() >= 0.4) used(what, false, 12);
+      if (next() < 0.3) for (const what of WRITES) used(what, true, 3);
     }
   });
   // The resource is the site's origin, which follows PORT in demo mode: bound at seed time like real grants.

@@ -403,7 +403,7 @@ export function registerAdminPages(app: FastifyInstance, services: Services): vo
     );
   });
 
-  /** The client a connections form names: any app for Revoke, only a Client ID Metadata Document client for the rest. */
+  /** The client a connections form names: any app for Revoke; for review, block and reset, a Client ID Metadata Document client. */
   const connectionForm = (
     path: string,
     onlyCimd: boolean,
