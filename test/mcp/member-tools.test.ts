@@ -17,7 +17,7 @@ import { listConsultingPurchases, listDigitalProductPurchases } from '../../src/
 import type { MemberScope } from '../../src/school/scope.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
-import { connectMcp, demoSiteIds, errorText, personId, structured, toolNames } from '../helpers/mcp.js';
+import { connectMcp, demoSiteIds, errorText, mcpPost, personId, structured, toolCall, toolNames } from '../helpers/mcp.js';
 import { DEMO, person } from '../helpers/person.js';
 import { DEMO_CLIENTS, getTokens } from '../helpers/token-flow.js';
 
@@ -73,6 +73,21 @@ for (const dialect of DIALECTS) {
       );
       const mark = (await writer.listTools()).tools.find((t) => t.name === 'mark_notifications_read');
       expect(mark?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    });
+
+    it('answers members who call at once with the same request id each with their own data (one server, ids of its own)', async () => {
+      const mine = await getTokens(server, DEMO_CLIENTS.academyApp, { scope: 'openid account:read', who: person('student') });
+      const theirs = await getTokens(server, DEMO_CLIENTS.academyApp, { scope: 'openid account:read', who: person('owner') });
+      const call = (token: string) => mcpPost(server.academy, toolCall('list_my_enrollments', { limit: 100 }, 1), { token });
+      const alone = [await call(mine.access_token), await call(theirs.access_token)].map((answer) => answer.body);
+      // The two members hold different enrolments, or the test could not tell their answers apart.
+      expect(alone[0]).not.toEqual(alone[1]);
+      const tokens = Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? mine.access_token : theirs.access_token));
+      const together = await Promise.all(tokens.map(call));
+      together.forEach((answer, i) => {
+        expect(answer.status).toBe(200);
+        expect(answer.body).toEqual(alone[i % 2]);
+      });
     });
 
     it('has no inbox tools on variant B, even with account:read account:write', async () => {

@@ -95,6 +95,55 @@ for (const dialect of DIALECTS) {
       expect(answer.status).toBe(406);
     });
 
+    it('answers a batch (2025-03-26) with an array of answers under the ids the client chose', async () => {
+      const ping = { jsonrpc: '2.0', id: 'p', method: 'ping' };
+      const answer = await mcpPost(server.academy, [toolCall('get_school', {}, 7), ping], {
+        headers: { 'mcp-protocol-version': '2025-03-26' },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject([
+        { jsonrpc: '2.0', id: 7, result: { structuredContent: { name: 'Demo Academy' } } },
+        { jsonrpc: '2.0', id: 'p', result: {} },
+      ]);
+    });
+
+    it('accepts notifications alone with 202 and no body', async () => {
+      const answer = await mcpPost(server.academy, { jsonrpc: '2.0', method: 'notifications/initialized' });
+      expect(answer.status).toBe(202);
+      expect(answer.body).toBeNull();
+    });
+
+    it('refuses with 400 a message that is not JSON-RPC, initialize inside a batch, and a batch over 100 messages', async () => {
+      const notRpc = await mcpPost(server.academy, { hello: 'world' });
+      expect(notRpc.status).toBe(400);
+      expect(notRpc.body).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' },
+        id: null,
+      });
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      };
+      const twoInits = await mcpPost(server.academy, [initialize, { jsonrpc: '2.0', id: 2, method: 'ping' }]);
+      expect(twoInits.status).toBe(400);
+      expect(twoInits.body).toMatchObject({
+        error: { code: -32600, message: 'Invalid Request: Only one initialization request is allowed' },
+      });
+      const pings = Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' }));
+      const tooMany = await mcpPost(server.academy, pings);
+      expect(tooMany.status).toBe(400);
+      expect(tooMany.body).toMatchObject({ error: { code: -32600, message: 'Invalid Request: Batch must not exceed 100 messages' } });
+    });
+
+    it("answers an unknown method with JSON-RPC -32601 under the client's id", async () => {
+      const answer = await mcpPost(server.academy, { jsonrpc: '2.0', id: 'x-1', method: 'no/such/method' });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: 'x-1', error: { code: -32601 } });
+    });
+
     it('serves each site its own school at its own origin', async () => {
       const client = await connectMcp(server.studio);
       try {

@@ -1,12 +1,14 @@
 // `/mcp` (SPEC 1, 4.4, 5.3, 5.4, 7; MCP 2025-06-18 / 2025-11-25 "Streamable HTTP" and "Authorization"):
-// a stateless Streamable HTTP endpoint. Every POST gets its own MCP server and transport, so any node can
-// answer any request. What the SDK cannot know is settled here first: the Origin (DNS rebinding), the
+// a stateless Streamable HTTP endpoint: nothing of a conversation outlives its POST, so any node can answer
+// any request. The servers themselves are kept (mcp/server-pool.ts), one per site and caller kind. What the SDK cannot know is settled here first: the Origin (DNS rebinding), the
 // bearer verdict, and whether a `tools/call` needs a token or scopes the caller lacks.
 import { STORE_RETRY_AFTER_SECONDS } from '../../storage/store-faults.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { INTERNAL_ERROR, jsonRpcError, PARSE_ERROR, requestIdOf, SERVER_ERROR, toolCallsIn } from '../../mcp/json-rpc.js';
-import { buildMcpServer } from '../../mcp/mcp-server.js';
+import type { ToolCallContext } from '../../mcp/mcp-server.js';
+import { readPost } from '../../mcp/post-messages.js';
+import type { JsonRpcAnswer } from '../../mcp/request-transport.js';
+import { McpServerPool } from '../../mcp/server-pool.js';
 import { PATHS } from '../../oauth/discovery.js';
 import type { BearerToken } from '../../oauth/bearer.js';
 import type { OperationContext } from '../../operations/operation.js';
@@ -116,7 +118,12 @@ function recordMcpUse(services: Services, token: BearerToken, body: unknown): vo
 }
 const MCP_CONNECTED = ['mcp'] as const;
 
-async function handlePost(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+async function handlePost(
+  services: Services,
+  pool: McpServerPool,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
   const site = request.site;
   // Every request with a token is checked, `initialize` and `tools/list` included: a bad token is refused,
   // never served as anonymous (issue 4, section 2).
@@ -162,6 +169,11 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
     }
   }
 
+  // The framing rules come after the bearer check, as with the SDK's transport behind an auth middleware.
+  const post = readPost(request.headers, request.body);
+  if (post.kind === 'refused') return sendJsonRpc(reply, post.status, post.body);
+  if (post.kind === 'accepted') return reply.code(202).header('cache-control', 'no-store').send();
+
   // Handlers see the token's site and person and nothing else (SPEC 5.2: one person's data at one site).
   const ctx: OperationContext = {
     db: services.db,
@@ -174,34 +186,23 @@ async function handlePost(services: Services, request: FastifyRequest, reply: Fa
     flushPeople: () => services.signals.publish({ kind: 'flush' }),
     assets: services.assets,
   };
-  const server = buildMcpServer(ctx, caller, {
-    logFault: (err, tool) => request.log.error({ err, tool }, 'mcp tool fault'),
-    confirmations: services.confirmations,
-  });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  // The SDK writes the response itself on the raw Node objects; Fastify must not answer as well.
-  reply.hijack();
-  const res = reply.raw;
-  // Headers our hooks set on the reply (CORS, HSTS, the request id) would be lost with the hijack: carry them over.
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
-  // Answers are per caller and may hold a member's data: no cache may keep them.
-  res.setHeader('cache-control', 'no-store');
-  res.on('close', () => {
-    server.close().catch((err: unknown) => request.log.warn({ err }, 'closing the mcp server failed'));
-  });
+  const logFault = (err: unknown, tool: string) => request.log.error({ err, tool }, 'mcp tool fault');
+  const call: ToolCallContext = { ctx, logFault };
+  let answers: JsonRpcAnswer[];
   try {
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, res, request.body);
+    const server = await pool.serverFor(site, caller);
+    answers = await Promise.all(post.requests.map((message) => server.transport.request(message, call)));
   } catch (err) {
+    // Tools turn their own faults into results; this is the server failing to answer at all.
     request.log.error({ err }, 'mcp request failed');
-    if (!res.headersSent) {
-      res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(jsonRpcError(INTERNAL_ERROR, 'Internal error: try again in a moment.', requestIdOf(request.body))));
-    } else {
-      res.end();
-    }
+    return sendJsonRpc(reply, 500, jsonRpcError(INTERNAL_ERROR, 'Internal error: try again in a moment.', requestIdOf(request.body)));
   }
-  return undefined;
+  // Answers are per caller and may hold a member's data: no cache may keep them.
+  return reply
+    .code(200)
+    .header('cache-control', 'no-store')
+    .type('application/json')
+    .send(post.batch ? answers : answers[0]);
 }
 
 export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
@@ -213,8 +214,9 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
     tags: ['mcp'],
   };
   const checkOrigin = originCheck(services.config.platform.mcp.allowed_origins);
+  const pool = new McpServerPool({ confirmations: services.confirmations });
   app.post(PATHS.mcp, { schema, onRequest: checkOrigin, errorHandler: bodyErrorHandler }, (request, reply) =>
-    handlePost(services, request, reply),
+    handlePost(services, pool, request, reply),
   );
   // A stateless server offers no SSE stream (GET) and no session to end (DELETE): MCP "Streamable HTTP"
   // lets it answer both with 405 Method Not Allowed.

@@ -1,0 +1,80 @@
+// The transport between the `/mcp` route and a long-lived MCP server (MCP 2025-06-18 / 2025-11-25
+// "Streamable HTTP", stateless, JSON responses). The SDK's own HTTP transport is built for one request (a
+// stateless one cannot be reused) and converts every Node request into a Web Request; building it, and a
+// server, per request cost more than most tools' own work. Here one server per site and caller keeps its
+// tools, and each HTTP request hands its JSON-RPC requests to it through this transport, which answers them
+// by id. The messages are still validated by the SDK's schemas, and the server is still the SDK's.
+//
+// Ids: many clients use the same server at once and each numbers its requests from 0 or 1, so a request
+// enters the server under an id of ours and leaves under the client's again. The server only ever sees our
+// ids, so one client can never answer, cancel or read another's call.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCResultResponse,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type JSONRPCResultResponse,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+
+export type JsonRpcAnswer = JSONRPCResultResponse | JSONRPCErrorResponse;
+
+interface InFlight<C> {
+  clientId: RequestId;
+  context: C;
+  answer(message: JsonRpcAnswer): void;
+}
+
+/** Carries one HTTP request's JSON-RPC requests to a server and their answers back; C is what a handler may need of the request. */
+export class RequestTransport<C> implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private readonly inFlight = new Map<number, InFlight<C>>();
+  private lastId = 0;
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    for (const [id, call] of this.inFlight) {
+      call.answer({ jsonrpc: '2.0', id: call.clientId, error: { code: -32603, message: 'Internal error: the server closed.' } });
+      this.inFlight.delete(id);
+    }
+    this.onclose?.();
+  }
+
+  /** The server's messages: answers go to the request that waits for them; anything else has no stream to go to. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    const id = message.id;
+    if (typeof id !== 'number') return;
+    const call = this.inFlight.get(id);
+    if (call === undefined) return;
+    this.inFlight.delete(id);
+    call.answer({ ...message, id: call.clientId });
+  }
+
+  /** Hands one request to the server; resolves with its answer under the client's id. */
+  request(message: JSONRPCRequest, context: C): Promise<JsonRpcAnswer> {
+    const onmessage = this.onmessage;
+    if (onmessage === undefined) return Promise.reject(new Error('the MCP server is not connected'));
+    this.lastId = this.lastId >= Number.MAX_SAFE_INTEGER ? 1 : this.lastId + 1;
+    const id = this.lastId;
+    return new Promise((answer) => {
+      this.inFlight.set(id, { clientId: message.id, context, answer });
+      onmessage({ ...message, id });
+    });
+  }
+
+  /** What the HTTP request behind a server-side request id carries (a tool handler's caller, site and log). */
+  contextOf(id: RequestId): C | undefined {
+    return typeof id === 'number' ? this.inFlight.get(id)?.context : undefined;
+  }
+
+  /** Requests waiting for an answer (for tests and metrics). */
+  get pending(): number {
+    return this.inFlight.size;
+  }
+}
