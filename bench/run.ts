@@ -153,12 +153,12 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'mcp anonymous tools/call',
-    bar: 1 / 4,
+    bar: 1 / 5,
     options: () => checkedToolCall(mcpToolCall('search_courses', { query: 'design' })),
   },
   {
     name: 'mcp member tools/call',
-    bar: 1 / 4,
+    bar: 1 / 5,
     options: () => checkedToolCall(mcpToolCall('list_my_enrollments', {}, member.access_token)),
   },
 ];
