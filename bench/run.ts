@@ -4,12 +4,10 @@
 // as a deployment runs it (`serve --demo` from the build, default logging).
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { person } from '../test/helpers/person.js';
-import { postgresBenchDatabase, startDeployedServer, tokensFromFlow } from './harness.js';
+import type autocannon from 'autocannon';
+import { postgresBenchDatabase, startDeployedServer } from './harness.js';
+import { CONNECTIONS, load, MEMBER_WEB, memberTokens, refreshGrant, SECONDS, userinfo } from './scenarios.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ONLY = process.env.BENCH_ONLY?.split(',');
 
 // BENCH_PROFILE=<dir> writes a V8 CPU profile of the application server into that folder.
@@ -24,22 +22,6 @@ function start(script: string): Promise<{ child: ChildProcess; port: number }> {
   });
 }
 
-interface Figures {
-  rps: number;
-  p99: number;
-  non2xx: number;
-}
-
-async function load(opts: autocannon.Options): Promise<Figures> {
-  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
-  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
-}
-
-const tokenPair = (origin: string, clientId: string, redirectUri: string, scope: string, secret?: string) =>
-  tokensFromFlow(origin, { clientId, redirectUri, scope, who: student, ...(secret ? { secret } : {}) });
-
-const student = person('student');
-
 // BENCH_STORE=postgres measures PostgreSQL as it is deployed, with Redis (a fresh database, dropped after).
 const STORE = process.env.BENCH_STORE === 'postgres' ? 'postgres' : 'sqlite';
 const postgres = STORE === 'postgres' ? await postgresBenchDatabase('schoolgate_bench') : undefined;
@@ -50,8 +32,7 @@ const app = await startDeployedServer(
   PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
 );
 const origin = app.origin;
-const webRedirect = 'http://127.0.0.1:8976/callback';
-const member = await tokenPair(origin, 'academy-member-web', webRedirect, 'openid profile email account:read', 'academy-member-secret');
+const member = await memberTokens(origin, 'openid profile email account:read');
 
 /** A stateless MCP tools/call (no initialize needed), as the Streamable HTTP transport sends it. */
 function mcpToolCall(name: string, args: Record<string, unknown>, accessToken?: string): autocannon.Options {
@@ -86,7 +67,7 @@ const scenarios: Scenario[] = [
   {
     name: 'userinfo',
     bar: 1 / 2,
-    options: async () => ({ url: `${origin}/api/oauth/userinfo`, headers: { authorization: `Bearer ${member.access_token}` } }),
+    options: async () => userinfo(origin, member.access_token),
   },
   {
     name: 'introspection',
@@ -97,46 +78,15 @@ const scenarios: Scenario[] = [
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({
         token: member.access_token,
-        client_id: 'academy-member-web',
-        client_secret: 'academy-member-secret',
+        client_id: MEMBER_WEB.clientId,
+        client_secret: MEMBER_WEB.secret,
       }).toString(),
     }),
   },
   {
     name: 'refresh grant',
     bar: 1 / 5,
-    options: async () => {
-      // A pool of live refresh tokens: each request takes one and its answer puts the rotated one back,
-      // so every request is a real rotation (never a replay). Autocannon resets a request's context after
-      // each use, which is why the pool lives here; twice the connections leaves a spare for each.
-      const pool: string[] = [];
-      for (let i = 0; i < CONNECTIONS * 2; i++) {
-        pool.push(
-          (await tokenPair(origin, 'academy-member-web', webRedirect, 'openid account:read', 'academy-member-secret')).refresh_token,
-        );
-      }
-      return {
-        url: `${origin}/api/oauth/token`,
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        requests: [
-          {
-            setupRequest: (req) => ({
-              ...req,
-              body: new URLSearchParams({
-                grant_type: 'refresh_token',
-                refresh_token: pool.shift() ?? '',
-                client_id: 'academy-member-web',
-                client_secret: 'academy-member-secret',
-              }).toString(),
-            }),
-            onResponse: (status, body) => {
-              if (status === 200) pool.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
-            },
-          },
-        ],
-      };
-    },
+    options: () => refreshGrant(origin),
   },
   {
     name: 'graphql viewer',
