@@ -33,11 +33,13 @@ export async function startAppServer(
  * The application as a deployment runs it (issue 12): the compiled build, `serve --demo` in its own
  * process, default logging, a fresh SQLite file (or the DATABASE_URL given in `env`), and a platform config that lifts
  * the rate budgets (the benchmark is one address sending hundreds of thousands of requests). `nodeArgs`
- * adds profilers. Answers once the server printed that it listens.
+ * adds profilers; `serveArgs` starts a further node of an existing deployment (`serve` without `--demo`).
+ * Answers once the server printed that it listens.
  */
 export async function startDeployedServer(
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
+  serveArgs: string[] = ['serve', '--demo'],
 ): Promise<{ child: ChildProcess; origin: string; stop: () => Promise<void> }> {
   const root = fileURLToPath(new URL('..', import.meta.url));
   if (!deployedBuild) deployedBuild = buildOnce(root);
@@ -57,7 +59,7 @@ export async function startDeployedServer(
     }),
   );
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js', 'serve', '--demo'], {
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js', ...serveArgs], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {

@@ -1,6 +1,6 @@
 // Grants and the tokens issued under them. A grant is one authorization (one code exchange) and all
 // the access and refresh tokens that descend from it; revoking the grant ends them all at once.
-import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import { hashToken } from '../../kernel/hashing.js';
 import { newId } from '../../kernel/random.js';
@@ -184,6 +184,88 @@ const rotateRefreshToken = defineQuery(['hash', 'now', 'sealed', 'until'], (db, 
 /** The compare-and-swap of rotation as a statement: it changes one row only for the caller that rotates. */
 export function rotationStatement(db: Db, tokenHash: string, now: number, replay: { sealed: string; until: number } | null): CompiledQuery {
   return rotateRefreshToken.bind(db, { hash: tokenHash, now, sealed: replay?.sealed ?? null, until: replay?.until ?? null });
+}
+
+const ROTATION_PARAMS = [
+  'grantId',
+  'hash',
+  'now',
+  'sealed',
+  'until',
+  'accessHash',
+  'accessScope',
+  'accessExpiresAt',
+  'refreshHash',
+  'refreshExpiresAt',
+  'auditKind',
+  'auditDetail',
+] as const;
+
+/**
+ * PostgreSQL: a whole rotation as one statement, so one round trip and one implicit transaction
+ * (issue 12). The same rule as the SQLite unit in grant-types/refresh-token.ts, step for step: the grant
+ * is read FOR SHARE (a concurrent revocation waits for this commit, or this statement sees the grant
+ * revoked); the compare-and-swap changes the used token only while it is unrotated, unrevoked and its
+ * grant live; the new pair and the audit event are written only from the row the swap changed, so a
+ * lost race or a revoked grant writes nothing. Parameters are cast where the SELECT list cannot tell
+ * PostgreSQL their column type.
+ */
+const rotateInOneStatement = defineQuery(ROTATION_PARAMS, (db, p) => ({
+  compile: () =>
+    sql<{ granted: number; rotated: number }>`
+      with g as (select id from grants where id = ${p.grantId} and revoked_at is null for share),
+      used as (
+        update refresh_tokens set rotated_at = ${p.now}, replay_sealed = ${p.sealed}, replay_until = ${p.until}
+        where token_hash = ${p.hash} and rotated_at is null and revoked_at is null and grant_id in (select id from g)
+        returning site_id, grant_id, client_id, person_id, scope, resource
+      ),
+      new_access as (
+        insert into access_tokens (token_hash, site_id, grant_id, client_id, person_id, scope, resource, created_at, expires_at)
+        select cast(${p.accessHash} as text), site_id, grant_id, client_id, person_id, cast(${p.accessScope} as text), resource,
+          cast(${p.now} as bigint), cast(${p.accessExpiresAt} as bigint)
+        from used
+      ),
+      new_refresh as (
+        insert into refresh_tokens (token_hash, site_id, grant_id, client_id, person_id, scope, resource, created_at, expires_at)
+        select cast(${p.refreshHash} as text), site_id, grant_id, client_id, person_id, scope, resource,
+          cast(${p.now} as bigint), cast(${p.refreshExpiresAt} as bigint)
+        from used
+      ),
+      audit as (
+        insert into audit_events (site_id, at, kind, person_id, client_id, detail)
+        select site_id, cast(${p.now} as bigint), cast(${p.auditKind} as text), person_id, client_id, cast(${p.auditDetail} as text)
+        from used
+      )
+      select (select count(*) from g) as granted, (select count(*) from used) as rotated`.compile(db),
+}));
+
+export type RotationOutcome = 'rotated' | 'lost' | 'grant_revoked';
+
+/** A refresh rotation on PostgreSQL in one round trip (see rotateInOneStatement). */
+export async function rotateOnPostgres(
+  db: Db,
+  input: IssueInput,
+  values: { accessToken: string; refreshToken: string },
+  used: { tokenHash: string; now: number; replay: { sealed: string; until: number } | null },
+  audit: { kind: string; detail: Record<string, unknown> },
+): Promise<RotationOutcome> {
+  const rows = pairRows(input, values, used.now);
+  const outcome = await rotateInOneStatement.first(db, {
+    grantId: input.grantId,
+    hash: used.tokenHash,
+    now: used.now,
+    sealed: used.replay?.sealed ?? null,
+    until: used.replay?.until ?? null,
+    accessHash: rows.access.hash,
+    accessScope: rows.access.scope,
+    accessExpiresAt: rows.access.expiresAt,
+    refreshHash: rows.refresh.hash,
+    refreshExpiresAt: rows.refresh.expiresAt,
+    auditKind: audit.kind,
+    auditDetail: JSON.stringify(audit.detail),
+  });
+  if (Number(outcome?.granted ?? 0) === 0) return 'grant_revoked';
+  return Number(outcome?.rotated ?? 0) === 1 ? 'rotated' : 'lost';
 }
 
 /** Reads the grant's revocation time (holding the grant against revocation on PostgreSQL). */

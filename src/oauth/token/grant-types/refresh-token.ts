@@ -7,6 +7,7 @@
 import { auditStatement, recordAudit } from '../../../audit/audit-log.js';
 import { splitSpaceList } from '../../../kernel/result.js';
 import { deriveKey, seal, unseal } from '../../../kernel/sealing.js';
+import { isSqlite } from '../../../storage/dialect.js';
 import type { RefreshTokensTable } from '../../../storage/schema.js';
 import { OAuthError } from '../../errors.js';
 import { multiple, required, single } from '../../parameters.js';
@@ -17,6 +18,7 @@ import {
   findRefreshToken,
   grantStateStatement,
   mintTokenPair,
+  rotateOnPostgres,
   rotationStatement,
   tokenPairStatements,
 } from '../../tokens/tokens.repository.js';
@@ -106,16 +108,22 @@ export const refreshTokenGrant: GrantType = {
       detail: { scope: accessScope },
     };
     // The compare-and-swap, the grant check and the new pair as one unit, committed together with the
-    // rotations beside it on SQLite (storage/group-commit.ts) and answered only after that commit.
-    const won = await ctx.rotations.run(function* (db) {
-      if ((yield rotationStatement(db, row.token_hash, now, replay)).changes !== 1) return false;
-      const grant = (yield grantStateStatement(db, row.grant_id)).rows[0] as { revoked_at: number | null } | undefined;
-      // Thrown, not returned: the unit's own compare-and-swap is undone with it.
-      if (!grant || grant.revoked_at !== null) throw new OAuthError('invalid_grant', 'the grant was revoked');
-      for (const statement of tokenPairStatements(db, issue, values, now)) yield statement;
-      yield auditStatement(db, audit, now);
-      return true;
-    });
+    // rotations beside it on SQLite (storage/group-commit.ts) and answered only after that commit; on
+    // PostgreSQL the same unit is one statement (tokens.repository.ts, rotateOnPostgres).
+    const won = isSqlite(ctx.db)
+      ? await ctx.rotations.run(function* (db) {
+          if ((yield rotationStatement(db, row.token_hash, now, replay)).changes !== 1) return false;
+          const grant = (yield grantStateStatement(db, row.grant_id)).rows[0] as { revoked_at: number | null } | undefined;
+          // Thrown, not returned: the unit's own compare-and-swap is undone with it.
+          if (!grant || grant.revoked_at !== null) throw new OAuthError('invalid_grant', 'the grant was revoked');
+          for (const statement of tokenPairStatements(db, issue, values, now)) yield statement;
+          yield auditStatement(db, audit, now);
+          return true;
+        })
+      : await rotateOnPostgres(ctx.db, issue, values, { tokenHash: row.token_hash, now, replay }, audit).then((outcome) => {
+          if (outcome === 'grant_revoked') throw new OAuthError('invalid_grant', 'the grant was revoked');
+          return outcome === 'rotated';
+        });
     if (won) return response;
 
     // Lost the race: the winner has committed by now; answer as a retry within the window would.

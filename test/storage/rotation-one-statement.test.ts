@@ -1,0 +1,136 @@
+// Issue 12, "On PostgreSQL: one round trip per rotation": the refresh rotation as one statement
+// (tokens.repository.ts, rotateOnPostgres) keeps the rule of the SQLite unit: it rotates a live token
+// once, writing the new pair and the audit event; a second try of the same token writes nothing; a
+// revoked grant writes nothing, not even the mark on the used token.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../../src/kernel/hashing.js';
+import { type IssueInput, mintTokenPair, rotateOnPostgres, writeTokenPair } from '../../src/oauth/tokens/tokens.repository.js';
+import { openStore, type Store } from '../../src/storage/connect.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
+
+describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (postgres)', () => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  const siteId = 'site_rotation';
+  const personId = 'person_rotation';
+  const clock = { now: () => 1_000_000 };
+  const issue = (grantId: string): IssueInput => ({
+    siteId,
+    clientId: 'client_rotation',
+    personId,
+    scope: 'openid account:read',
+    accessScope: 'openid',
+    resource: 'http://rotation.test',
+    grantId,
+    accessLifetimeSeconds: 600,
+    refreshLifetimeSeconds: 3600,
+  });
+
+  beforeAll(async () => {
+    const db = await freshDatabaseUrl('postgres');
+    cleanup = db.cleanup;
+    store = openStore(db.url);
+    await migrateToLatest(store);
+    await store.db
+      .insertInto('sites')
+      .values({ id: siteId, slug: 'rot', name: 'Rotation', origin: 'http://rotation.test', variant: 'A', mcp_beta: 0, created_at: 1 })
+      .execute();
+    await store.db
+      .insertInto('people')
+      .values({ id: personId, email: 'rotation@rotation.test', name: 'R', picture_url: null, password_hash: 'x', created_at: 1 })
+      .execute();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await cleanup?.();
+  });
+
+  /** A grant with a first pair, as the authorization code grant leaves it. */
+  async function family(grantId: string) {
+    await store.db
+      .insertInto('grants')
+      .values({
+        id: grantId,
+        site_id: siteId,
+        client_id: 'client_rotation',
+        person_id: personId,
+        scope: 'openid account:read',
+        resource: 'http://rotation.test',
+        created_at: 1,
+        revoked_at: null,
+      })
+      .execute();
+    const first = mintTokenPair();
+    await writeTokenPair(store.db, issue(grantId), first, clock);
+    return first;
+  }
+
+  const rowsOf = async (grantId: string) => ({
+    access: await store.db.selectFrom('access_tokens').selectAll().where('grant_id', '=', grantId).execute(),
+    refresh: await store.db.selectFrom('refresh_tokens').selectAll().where('grant_id', '=', grantId).execute(),
+  });
+
+  it('rotates a live token once: marks it with the sealed replay, writes the new pair and the audit event', async () => {
+    const first = await family('grant_once');
+    const next = mintTokenPair();
+    const used = { tokenHash: hashToken(first.refreshToken), now: 2_000_000, replay: { sealed: 'sealed-answer', until: 2_060_000 } };
+    const audit = { kind: 'token.refreshed', detail: { scope: 'openid' } };
+    expect(await rotateOnPostgres(store.db, issue('grant_once'), next, used, audit)).toBe('rotated');
+    const rows = await rowsOf('grant_once');
+    const old = rows.refresh.find((r) => r.token_hash === used.tokenHash);
+    expect(old).toMatchObject({ rotated_at: 2_000_000, replay_sealed: 'sealed-answer', replay_until: 2_060_000 });
+    expect(rows.refresh.find((r) => r.token_hash === hashToken(next.refreshToken))).toMatchObject({
+      rotated_at: null,
+      scope: 'openid account:read',
+      created_at: 2_000_000,
+      expires_at: 2_000_000 + 3_600_000,
+    });
+    expect(rows.access.find((r) => r.token_hash === hashToken(next.accessToken))).toMatchObject({
+      scope: 'openid',
+      expires_at: 2_000_000 + 600_000,
+    });
+    const events = await store.db.selectFrom('audit_events').selectAll().where('kind', '=', 'token.refreshed').execute();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      site_id: siteId,
+      person_id: personId,
+      client_id: 'client_rotation',
+      at: 2_000_000,
+      detail: '{"scope":"openid"}',
+    });
+
+    // The same token again (a replay, or the loser of a race) changes nothing.
+    const again = mintTokenPair();
+    expect(await rotateOnPostgres(store.db, issue('grant_once'), again, used, audit)).toBe('lost');
+    const after = await rowsOf('grant_once');
+    expect(after.refresh).toHaveLength(2);
+    expect(after.access).toHaveLength(2);
+  });
+
+  it('writes nothing for a revoked grant, and leaves the used token unmarked', async () => {
+    const first = await family('grant_revoked');
+    await store.db.updateTable('grants').set({ revoked_at: 5 }).where('id', '=', 'grant_revoked').execute();
+    const used = { tokenHash: hashToken(first.refreshToken), now: 2_000_000, replay: null };
+    expect(await rotateOnPostgres(store.db, issue('grant_revoked'), mintTokenPair(), used, { kind: 'token.refreshed', detail: {} })).toBe(
+      'grant_revoked',
+    );
+    const rows = await rowsOf('grant_revoked');
+    expect(rows.refresh).toHaveLength(1);
+    expect(rows.refresh[0]?.rotated_at).toBeNull();
+    expect(rows.access).toHaveLength(1);
+  });
+
+  it('rotates each of many concurrent tries of one token exactly once', async () => {
+    const first = await family('grant_race');
+    const used = { tokenHash: hashToken(first.refreshToken), now: 3_000_000, replay: null };
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        rotateOnPostgres(store.db, issue('grant_race'), mintTokenPair(), used, { kind: 'token.refreshed', detail: {} }),
+      ),
+    );
+    expect(outcomes.filter((o) => o === 'rotated')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'lost')).toHaveLength(7);
+    expect((await rowsOf('grant_race')).refresh).toHaveLength(2);
+  });
+});
