@@ -39,17 +39,22 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   };
 }
 
-/** Builds the context for one request; loaders cache for that request only, so nothing outlives it. */
+/**
+ * Builds the context for one request; loaders cache for that request only, so nothing outlives it.
+ * `profileOf` reads the viewer's profile where the caller already has it (the HTTP layer's people cache,
+ * which the token's standing check has just read); by default it is read from the database.
+ */
 export function createMemberContext(
   db: Kysely<Database>,
   siteId: string,
   personId: string,
   scopes: readonly string[],
   now: number,
+  profileOf?: () => Promise<MemberProfile | null>,
 ): MemberContext {
   const scope: MemberScope = { db, siteId, personId };
   const loaders: MemberLoaders = {
-    profile: once(() => findMemberProfile(scope)),
+    profile: once(profileOf ?? (() => findMemberProfile(scope))),
     siteOrigin: once(() => findSiteOrigin(scope)),
     lectureCountByCourse: new DataLoader(async (ids) => {
       const counts = await lectureCountsByCourse(scope, ids);

@@ -1,5 +1,6 @@
 // Opens the database named by DATABASE_URL: embedded SQLite (better-sqlite3, WAL) or PostgreSQL (pg).
 // This is the only module that knows which dialect is in use; everything else sees Kysely<Database>.
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -57,6 +58,40 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase & { prepare
   };
 }
 
+/** Distinct statement texts PostgreSQL keeps prepared on each connection; texts beyond them are parsed per call. */
+export const PREPARED_STATEMENTS_MAX = 256;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < PREPARED_STATEMENTS_MAX) {
+    name = `sg_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * PostgreSQL parses and plans every unnamed statement anew, and on a busy box that costs more than running
+ * our indexed lookups. Kysely sends each query as text and values; naming it (by a hash of its text) lets
+ * node-postgres prepare it once per connection and afterwards send only the values. The first
+ * PREPARED_STATEMENTS_MAX texts are named (the hot paths' statements come first and are few); later texts,
+ * such as ad-hoc operator filters, stay unnamed, so a connection never holds an unbounded number of plans.
+ */
+function preparingStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => unknown;
+  // The overloads of pg's query cannot be restated one by one; this keeps every call shape and only
+  // rewrites Kysely's (text, values) calls.
+  const named = (config: unknown, values?: unknown, callback?: unknown): unknown => {
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && callback === undefined) {
+      const name = statementName(config);
+      if (name !== undefined) return query({ name, text: config, values });
+    }
+    return query(config, values, callback);
+  };
+  client.query = named as typeof client.query;
+}
+
 export function openStore(databaseUrl: string, options: { poolSize?: number } = {}): Store {
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
@@ -99,6 +134,7 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
   pool.on('error', () => {});
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    preparingStatements(client);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });

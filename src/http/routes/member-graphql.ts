@@ -228,7 +228,12 @@ async function registerVariantEndpoint(scope: FastifyInstance, services: Service
 
       // Counted only once the document is valid: names in it are then the schema's own fields.
       services.usage.record(token, preparation.prepared.uses, preparation.prepared.writes);
-      const context = createMemberContext(services.db, request.site.id, token.personId, token.scopes, services.clock.now());
+      const siteId = request.site.id;
+      const personId = token.personId;
+      const context = createMemberContext(services.db, siteId, personId, token.scopes, services.clock.now(), async () => {
+        const person = await services.people(siteId, personId);
+        return person ? { id: person.id, name: person.name, email: person.email, pictureUrl: person.pictureUrl } : null;
+      });
       let result: ExecutionResult;
       try {
         // The query text, not the document: Mercurius finds it in its cache, where a document would be deep-copied.
