@@ -1,14 +1,19 @@
 // Benchmarks (autocannon), each scenario side by side with a bare Fastify endpoint in the same run.
-// `npm run bench` prints requests per second, p99 latency and the share of the bare endpoint's rate;
-// BENCH_SECONDS and BENCH_CONNECTIONS adjust the load. Servers run in their own processes; the application
-// as a deployment runs it (`serve --demo` from the build, default logging).
-import { fork, type ChildProcess } from 'node:child_process';
+// `npm run bench` measures SQLite and PostgreSQL with Redis (a fresh database, dropped after), in turns, and
+// prints requests per second, p99 latency, the share of the bare endpoint's rate and PostgreSQL's rate as
+// a share of SQLite's. The application runs as a deployment runs it (`serve --demo` from the build, its
+// own process, default logging). BENCH_STORE=sqlite or =postgres measures one store; BENCH_SECONDS,
+// BENCH_CONNECTIONS, BENCH_ROUNDS and BENCH_ONLY (scenario names, comma-separated) adjust the load.
+import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import { postgresBenchDatabase, startDeployedServer } from './harness.js';
-import { CONNECTIONS, load, MEMBER_WEB, memberTokens, refreshGrant, SECONDS, userinfo } from './scenarios.js';
+import { CONNECTIONS, type Figures, load, MEMBER_WEB, memberTokens, refreshGrant, SECONDS, userinfo } from './scenarios.js';
 
 const ONLY = process.env.BENCH_ONLY?.split(',');
+const STORES = (process.env.BENCH_STORE ?? 'sqlite,postgres').split(',') as Array<'sqlite' | 'postgres'>;
+const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 
 // BENCH_PROFILE=<dir> writes a V8 CPU profile of the application server into that folder.
 const PROFILE_DIR = process.env.BENCH_PROFILE;
@@ -22,20 +27,8 @@ function start(script: string): Promise<{ child: ChildProcess; port: number }> {
   });
 }
 
-// BENCH_STORE=postgres measures PostgreSQL as it is deployed, with Redis (a fresh database, dropped after).
-const STORE = process.env.BENCH_STORE === 'postgres' ? 'postgres' : 'sqlite';
-const postgres = STORE === 'postgres' ? await postgresBenchDatabase('schoolgate_bench') : undefined;
-const bare = await start('./bare-server.ts');
-// The application as `npm start` runs it: the build, its own process, default logging (issue 12).
-const app = await startDeployedServer(
-  postgres ? { DATABASE_URL: postgres.url, REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15' } : {},
-  PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
-);
-const origin = app.origin;
-const member = await memberTokens(origin, 'openid profile email account:read');
-
 /** A stateless MCP tools/call (no initialize needed), as the Streamable HTTP transport sends it. */
-function mcpToolCall(name: string, args: Record<string, unknown>, accessToken?: string): autocannon.Options {
+function mcpToolCall(origin: string, name: string, args: Record<string, unknown>, accessToken?: string): autocannon.Options {
   return {
     url: `${origin}/mcp`,
     method: 'POST',
@@ -62,39 +55,28 @@ async function checkedToolCall(options: autocannon.Options): Promise<autocannon.
   return options;
 }
 
-type Scenario = { name: string; bar: number; options: () => Promise<autocannon.Options> };
+type Scenario = { name: string; bar: number; options: (origin: string, accessToken: string) => Promise<autocannon.Options> };
 const scenarios: Scenario[] = [
-  {
-    name: 'userinfo',
-    bar: 1 / 2,
-    options: async () => userinfo(origin, member.access_token),
-  },
+  { name: 'discovery', bar: 0.6, options: async (origin) => ({ url: `${origin}/.well-known/openid-configuration` }) },
+  { name: 'userinfo', bar: 1 / 2, options: async (origin, accessToken) => userinfo(origin, accessToken) },
   {
     name: 'introspection',
     bar: 1 / 2,
-    options: async () => ({
+    options: async (origin, accessToken) => ({
       url: `${origin}/api/oauth/introspect`,
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        token: member.access_token,
-        client_id: MEMBER_WEB.clientId,
-        client_secret: MEMBER_WEB.secret,
-      }).toString(),
+      body: new URLSearchParams({ token: accessToken, client_id: MEMBER_WEB.clientId, client_secret: MEMBER_WEB.secret }).toString(),
     }),
   },
-  {
-    name: 'refresh grant',
-    bar: 1 / 5,
-    options: () => refreshGrant(origin),
-  },
+  { name: 'refresh grant', bar: 1 / 5, options: (origin) => refreshGrant(origin) },
   {
     name: 'graphql viewer',
     bar: 1 / 4,
-    options: async () => ({
+    options: async (origin, accessToken) => ({
       url: `${origin}/member/graphql`,
       method: 'POST',
-      headers: { authorization: `Bearer ${member.access_token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({
         query:
           '{ viewer { enrolledCourses(first: 20) { nodes { slug expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds } } } } }',
@@ -104,31 +86,71 @@ const scenarios: Scenario[] = [
   {
     name: 'mcp anonymous tools/call',
     bar: 1 / 5,
-    options: () => checkedToolCall(mcpToolCall('search_courses', { query: 'design' })),
+    options: (origin) => checkedToolCall(mcpToolCall(origin, 'search_courses', { query: 'design' })),
   },
   {
     name: 'mcp member tools/call',
     bar: 1 / 5,
-    options: () => checkedToolCall(mcpToolCall('list_my_enrollments', {}, member.access_token)),
+    options: (origin, accessToken) => checkedToolCall(mcpToolCall(origin, 'list_my_enrollments', {}, accessToken)),
   },
 ];
+const measuredScenarios = scenarios.filter((scenario) => !ONLY || ONLY.includes(scenario.name));
 
-const rows: string[] = [];
-for (const scenario of scenarios) {
-  if (ONLY && !ONLY.includes(scenario.name)) continue;
-  const options = await scenario.options();
-  const base = await load({ url: `http://127.0.0.1:${bare.port}/bare` });
-  const measured = await load(options);
-  const share = measured.rps / base.rps;
-  rows.push(
-    `${scenario.name.padEnd(16)} ${measured.rps.toFixed(0).padStart(7)} req/s  p99 ${String(measured.p99).padStart(4)} ms  non-2xx ${String(measured.non2xx).padStart(5)}  | bare ${base.rps.toFixed(0).padStart(7)} req/s  | share ${(share * 100).toFixed(1)}% (bar ${(scenario.bar * 100).toFixed(0)}%) ${share >= scenario.bar ? 'meets' : 'BELOW'}`,
-  );
-  console.log(rows.at(-1));
+const bare = await start('./bare-server.ts');
+interface Deployment {
+  store: 'sqlite' | 'postgres';
+  origin: string;
+  accessToken: string;
+  stop(): Promise<void>;
 }
-console.log(
-  `\n${STORE}${postgres ? ' + Redis' : ''}, ${SECONDS} s per run, ${CONNECTIONS} connections, load generator on the same box\n${rows.join('\n')}`,
-);
+const deployments: Deployment[] = [];
+for (const store of STORES) {
+  const postgres = store === 'postgres' ? await postgresBenchDatabase('schoolgate_bench') : undefined;
+  // The application as `npm start` runs it: the build, its own process, default logging (issue 12).
+  const app = await startDeployedServer(
+    postgres ? { DATABASE_URL: postgres.url, REDIS_URL: REDIS } : {},
+    PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+  );
+  const member = await memberTokens(app.origin, 'openid profile email account:read');
+  deployments.push({
+    store,
+    origin: app.origin,
+    accessToken: member.access_token,
+    // SIGTERM is the clean shutdown of `serve`, which lets a profiler write its output.
+    stop: async () => {
+      await app.stop();
+      await postgres?.drop();
+    },
+  });
+}
+
+// Both stores' servers run side by side and are measured in turns, scenario by scenario (bare, SQLite,
+// PostgreSQL; BENCH_ROUNDS times), so that the box's drift during the run falls on all of them alike.
+const mean = (runs: Figures[]): Figures => ({
+  rps: runs.reduce((sum, f) => sum + f.rps, 0) / runs.length,
+  p99: Math.max(...runs.map((f) => f.p99)),
+  non2xx: runs.reduce((sum, f) => sum + f.non2xx, 0),
+});
+const rows: string[] = [];
+for (const scenario of measuredScenarios) {
+  const options = await Promise.all(deployments.map((d) => scenario.options(d.origin, d.accessToken)));
+  const runs = { bare: [] as Figures[], stores: deployments.map(() => [] as Figures[]) };
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.bare.push(await load({ url: `http://127.0.0.1:${bare.port}/bare` }));
+    for (const [i, opts] of options.entries()) runs.stores[i]?.push(await load(opts));
+  }
+  const base = mean(runs.bare);
+  const byStore = new Map(deployments.map((d, i) => [d.store, mean(runs.stores[i] ?? [])]));
+  for (const [store, measured] of byStore) {
+    const share = measured.rps / base.rps;
+    const sqlite = byStore.get('sqlite');
+    const ofSqlite = store === 'postgres' && sqlite ? `  | ${((measured.rps / sqlite.rps) * 100).toFixed(0)}% of SQLite (goal 60%)` : '';
+    rows.push(
+      `${(store === 'postgres' ? 'pg+redis' : 'sqlite').padEnd(8)} ${scenario.name.padEnd(24)} ${measured.rps.toFixed(0).padStart(7)} req/s  p99 ${String(measured.p99).padStart(4)} ms  non-2xx ${String(measured.non2xx).padStart(5)}  | bare ${base.rps.toFixed(0).padStart(7)} req/s  | share ${(share * 100).toFixed(1)}% (bar ${(scenario.bar * 100).toFixed(0)}%) ${share >= scenario.bar ? 'meets' : 'BELOW'}${ofSqlite}`,
+    );
+    console.log(rows.at(-1));
+  }
+}
+console.log(`\n${SECONDS} s per run, ${ROUNDS} round(s), ${CONNECTIONS} connections, load generator on the same box\n${rows.join('\n')}`);
+for (const deployment of deployments) await deployment.stop();
 bare.child.kill();
-// SIGTERM is the clean shutdown of `serve`, which lets a profiler write its output.
-await app.stop();
-await postgres?.drop();
