@@ -4,10 +4,9 @@
 import { z } from 'zod';
 import {
   completedLectureCounts,
-  countEnrollments,
   lectureCountsByCourse,
   lecturesByIds,
-  listEnrollments,
+  listEnrollmentsWithTotal,
   progressPercent,
 } from '../school/enrollments.repository.js';
 import { countEventRegistrations, listEventRegistrations } from '../school/event-registrations.repository.js';
@@ -89,7 +88,7 @@ export const listMyEnrollments = defineOperation({
   userContent: ['items[].course.title', 'items[].course.subtitle', 'items[].lastWatchedLecture.title'],
   async handle(ctx, input) {
     const scope = memberScope(ctx);
-    const [page, total] = await Promise.all([listEnrollments(scope, pageRequest(input), ctx.clock.now()), countEnrollments(scope)]);
+    const { page, total } = await listEnrollmentsWithTotal(scope, pageRequest(input), ctx.clock.now());
     const records = page.edges.map((e) => e.node);
     const [lectureTotals, completed, lectures] = await Promise.all([
       lectureCountsByCourse(scope, [...new Set(records.map((r) => r.course.id))]),

@@ -87,35 +87,75 @@ const laterEnrollmentPage = defineQuery(['siteId', 'personId', 'limit', 'afterSo
   ),
 );
 
+/** The first page with the number of all the member's enrolments, in one statement (a window count). */
+const firstEnrollmentPageWithTotal = defineQuery(['siteId', 'personId', 'limit'], (db, p) =>
+  memberEnrollments(db, p).select((eb) => eb.fn.countAll<number>().over().as('total')),
+);
+
+type EnrollmentRow = Awaited<ReturnType<typeof firstEnrollmentPage.rows>>[number];
+
+function enrollmentRecord(row: EnrollmentRow, now: number): EnrollmentRecord {
+  const lifetime = row.lifetime_access === 1;
+  const expires = lifetime ? null : row.access_expires_at;
+  return {
+    id: row.id,
+    course: {
+      id: row.course_id,
+      slug: row.course_slug,
+      title: row.course_title,
+      subtitle: row.course_subtitle,
+      coverImageUrl: row.course_cover_image_url,
+    },
+    startedAt: row.started_at,
+    accessExpiresAt: expires,
+    hasLifetimeAccess: lifetime,
+    accessState: accessStateAt({ lifetimeAccess: lifetime, accessExpiresAt: expires }, now),
+    completedAt: row.completed_at,
+    lastLectureId: row.last_lecture_id,
+    lastPositionSeconds: row.last_lecture_id === null ? null : (row.last_position_seconds ?? 0),
+    lastActivityAt: row.last_activity_at,
+  };
+}
+
+const pageKey = (r: EnrollmentRecord) => ({ sort: r.startedAt, id: r.id });
+
 export async function listEnrollments(scope: MemberScope, request: PageRequest, now: number): Promise<Page<EnrollmentRecord>> {
   const { size, after } = pageQuery(LIST, request);
   const base = { siteId: scope.siteId, personId: scope.personId, limit: size + 1 };
   const rows = after
     ? await laterEnrollmentPage.rows(scope.db, { ...base, afterSort: after.sort, afterId: after.id })
     : await firstEnrollmentPage.rows(scope.db, base);
-  const records = rows.map((row): EnrollmentRecord => {
-    const lifetime = row.lifetime_access === 1;
-    const expires = lifetime ? null : row.access_expires_at;
-    return {
-      id: row.id,
-      course: {
-        id: row.course_id,
-        slug: row.course_slug,
-        title: row.course_title,
-        subtitle: row.course_subtitle,
-        coverImageUrl: row.course_cover_image_url,
-      },
-      startedAt: row.started_at,
-      accessExpiresAt: expires,
-      hasLifetimeAccess: lifetime,
-      accessState: accessStateAt({ lifetimeAccess: lifetime, accessExpiresAt: expires }, now),
-      completedAt: row.completed_at,
-      lastLectureId: row.last_lecture_id,
-      lastPositionSeconds: row.last_lecture_id === null ? null : (row.last_position_seconds ?? 0),
-      lastActivityAt: row.last_activity_at,
-    };
-  });
-  return toPage(LIST, records, size, (r) => ({ sort: r.startedAt, id: r.id }));
+  return toPage(
+    LIST,
+    rows.map((row) => enrollmentRecord(row, now)),
+    size,
+    pageKey,
+  );
+}
+
+/**
+ * A page and the number of all the member's enrolments, for callers that show both (the member tools):
+ * a first page reads both in one statement; a later page reads the count beside it.
+ */
+export async function listEnrollmentsWithTotal(
+  scope: MemberScope,
+  request: PageRequest,
+  now: number,
+): Promise<{ page: Page<EnrollmentRecord>; total: number }> {
+  const { size, after } = pageQuery(LIST, request);
+  if (after) {
+    const [page, total] = await Promise.all([listEnrollments(scope, request, now), countEnrollments(scope)]);
+    return { page, total };
+  }
+  const rows = await firstEnrollmentPageWithTotal.rows(scope.db, { siteId: scope.siteId, personId: scope.personId, limit: size + 1 });
+  const page = toPage(
+    LIST,
+    rows.map((row) => enrollmentRecord(row, now)),
+    size,
+    pageKey,
+  );
+  // No row: the member has no enrolment at all (a first page starts at the beginning).
+  return { page, total: Number(rows[0]?.total ?? 0) };
 }
 
 const enrollmentCount = defineQuery(['siteId', 'personId'], (db, p) =>

@@ -7,6 +7,7 @@ import {
   lectureCountsByCourse,
   lecturesByIds,
   listEnrollments,
+  listEnrollmentsWithTotal,
   progressPercent,
 } from '../../src/school/enrollments.repository.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -98,6 +99,22 @@ for (const dialect of DIALECTS) {
       }
       expect(seen).toHaveLength(total);
       expect(new Set(seen).size).toBe(total);
+    });
+
+    it('gives the same pages and the count of all enrolments with the total, first page in one statement, later pages too', async () => {
+      let after: string | null = null;
+      for (let round = 0; round < 4; round += 1) {
+        const request = { first: 3, after };
+        const withTotal = await listEnrollmentsWithTotal(scopeOf(pagerId), request, TEST_NOW);
+        expect(withTotal.page).toEqual(await listEnrollments(scopeOf(pagerId), request, TEST_NOW));
+        expect(withTotal.total).toBe(7);
+        if (!withTotal.page.hasNextPage) break;
+        after = withTotal.page.endCursor;
+      }
+      const none = await listEnrollmentsWithTotal(scopeOf(pagerId, world.studioSiteId), { first: 3 }, TEST_NOW);
+      expect(none).toEqual({ page: { edges: [], hasNextPage: false, endCursor: null }, total: 0 });
+      const oneAtStudio = await listEnrollmentsWithTotal(scopeOf(world.studentId, world.studioSiteId), { first: 3 }, TEST_NOW);
+      expect(oneAtStudio.total).toBe(1);
     });
 
     it('computes EXPIRED from the stored expiry against the given now', async () => {
