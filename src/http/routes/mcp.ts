@@ -1,7 +1,8 @@
 // `/mcp` (SPEC 1, 4.4, 5.3, 5.4, 7; MCP 2025-06-18 / 2025-11-25 "Streamable HTTP" and "Authorization"):
 // a stateless Streamable HTTP endpoint: nothing of a conversation outlives its POST, so any node can answer
-// any request. The servers themselves are kept (mcp/server-pool.ts), one per site and caller kind. What the SDK cannot know is settled here first: the Origin (DNS rebinding), the
-// bearer verdict, and whether a `tools/call` needs a token or scopes the caller lacks.
+// any request. The servers themselves are kept (mcp/server-pool.ts), one per site and caller kind. What
+// the SDK cannot know is settled here first: the Origin (DNS rebinding), the bearer verdict, and whether a
+// `tools/call` needs a token or scopes the caller lacks.
 import { STORE_RETRY_AFTER_SECONDS } from '../../storage/store-faults.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { INTERNAL_ERROR, jsonRpcError, PARSE_ERROR, requestIdOf, SERVER_ERROR, toolCallsIn } from '../../mcp/json-rpc.js';
