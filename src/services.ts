@@ -88,8 +88,10 @@ export function createServices(deps: AppDeps): Services {
   const accessTokens = new AccessTokenCache(signals, clock);
   // Read on every UserInfo call and every client authentication; both change rarely and flush on change.
   const peopleCache = new CoherentCache<PersonWithRoles>(signals, clock);
-  const people: PersonLookup = (siteId, personId) =>
-    peopleCache.get(`${siteId}\u0000${personId}`, () => findPersonWithRoles(db, siteId, personId));
+  const people: PersonLookup = Object.assign(
+    (siteId: string, personId: string) => peopleCache.get(`${siteId}\u0000${personId}`, () => findPersonWithRoles(db, siteId, personId)),
+    { known: (siteId: string, personId: string) => peopleCache.peek(`${siteId}\u0000${personId}`) },
+  );
   const appCache = new CoherentCache<MemberClientsTable>(signals, clock);
   // Absence is cached too (most clients have no decision), as an object the cache can keep.
   const decisionCache = new CoherentCache<{ decision: ClientDecision | null }>(signals, clock);

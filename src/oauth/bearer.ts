@@ -82,11 +82,16 @@ async function checkBearer(
     return { kind: 'invalid_token', description: 'the Authorization header must be "Bearer <access token>"' };
 
   const tokenHash = hashToken(parsed.token);
-  let row: Awaited<ReturnType<typeof findAccessTokenByHash>>;
-  try {
-    row = await cache.lookup(tokenHash, (hash) => withTimeout(findAccessTokenByHash(db, hash), BEARER_STORE_TIMEOUT_MS));
-  } catch {
-    return { kind: 'unavailable' };
+  const found = cache.lookup(tokenHash, (hash) => withTimeout(findAccessTokenByHash(db, hash), BEARER_STORE_TIMEOUT_MS));
+  let row: Awaited<typeof found>;
+  if (found instanceof Promise) {
+    try {
+      row = await found;
+    } catch {
+      return { kind: 'unavailable' };
+    }
+  } else {
+    row = found;
   }
   if (!row) return { kind: 'invalid_token', description: 'the access token is unknown' };
   // RFC 8707: a token is bound to the origin it was issued for and is refused anywhere else.
@@ -97,11 +102,14 @@ async function checkBearer(
   if (row.expires_at <= clock.now())
     return { kind: 'invalid_token', description: 'the access token expired', scopes: row.scope.split(' ') };
   // Decided on every call, not only at consent (issue 8): roles change while tokens live.
-  let refusal: string | null;
-  try {
-    refusal = await withTimeout(standing.refusal(site, row.client_id, row.person_id), BEARER_STORE_TIMEOUT_MS);
-  } catch {
-    return { kind: 'unavailable' };
+  // From memory when the person is cached (no promise, no timer); otherwise from the store, within the budget.
+  let refusal = standing.knownRefusal(site, row.client_id, row.person_id);
+  if (refusal === undefined) {
+    try {
+      refusal = await withTimeout(standing.refusal(site, row.client_id, row.person_id), BEARER_STORE_TIMEOUT_MS);
+    } catch {
+      return { kind: 'unavailable' };
+    }
   }
   if (refusal !== null) return { kind: 'forbidden', description: refusal };
   return {

@@ -96,7 +96,10 @@ export type PersonWithRoles = Person & {
 };
 
 /** Finds a person with their roles at one site (a repository read, or a cached one: services.ts). */
-export type PersonLookup = (siteId: string, personId: string) => Promise<PersonWithRoles | undefined>;
+export type PersonLookup = ((siteId: string, personId: string) => Promise<PersonWithRoles | undefined>) & {
+  /** The person when a cache holds them now, so hot paths need not wait; undefined when it does not. */
+  known?: (siteId: string, personId: string) => PersonWithRoles | undefined;
+};
 
 const personWithRoles = defineQuery(['siteId', 'personId'], (db, p) =>
   db

@@ -26,16 +26,20 @@ export class CoherentCache<V> {
     });
   }
 
+  /** The cached value when it may be trusted now, without waiting; undefined otherwise. */
+  peek(key: string): V | undefined {
+    if (!this.signals.reliable()) return undefined;
+    const hit = this.entries.get(key);
+    if (hit === undefined || hit.until <= this.clock.now()) return undefined;
+    this.stats.count(true);
+    return hit.value;
+  }
+
   /** The cached value when it may be trusted, else `load()`'s (kept unless undefined). */
   async get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    const hit = this.peek(key);
+    if (hit !== undefined) return hit;
     const reliable = this.signals.reliable();
-    if (reliable) {
-      const hit = this.entries.get(key);
-      if (hit && hit.until > this.clock.now()) {
-        this.stats.count(true);
-        return hit.value;
-      }
-    }
     this.stats.count(false);
     const generation = this.generation;
     const value = await load();

@@ -43,15 +43,17 @@ export class AccessTokenCache {
   }
 
   /** The row from the cache when it may be trusted, else from `load` (and kept when live). */
-  async lookup(
+  lookup(
     tokenHash: string,
     load: (tokenHash: string) => Promise<AccessTokensTable | undefined>,
-  ): Promise<AccessTokensTable | undefined> {
+  ): AccessTokensTable | Promise<AccessTokensTable | undefined> {
+    // A hit is answered at once, not through a promise: this is every protected request's first step.
     const cached = this.get(tokenHash);
     if (cached) return cached;
-    const row = await load(tokenHash);
-    if (row) this.set(tokenHash, row);
-    return row;
+    return load(tokenHash).then((row) => {
+      if (row) this.set(tokenHash, row);
+      return row;
+    });
   }
 
   get(tokenHash: string): AccessTokensTable | undefined {

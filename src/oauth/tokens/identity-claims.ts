@@ -20,7 +20,7 @@ export async function identityClaims(
   personId: string,
   scopes: readonly string[],
 ): Promise<IdentityClaims | undefined> {
-  const person = await people(site.id, personId);
+  const person = people.known?.(site.id, personId) ?? (await people(site.id, personId));
   if (!person) return undefined;
   const claims: IdentityClaims = { sub: person.id, org_id: site.id, roles: person.roles };
   if (scopes.includes('profile')) {
