@@ -51,8 +51,9 @@ export async function handleIntrospection(
   if (!row || row.client_id !== client.clientId || row.revoked_at !== null || row.rotated || row.expires_at <= now)
     return { active: false };
   // RFC 7662 2.2: active means the resource would accept it, and resources check standing on every call.
-  const refusal =
-    ctx.standing.knownRefusal(site, row.client_id, row.person_id) ?? (await ctx.standing.refusal(site, row.client_id, row.person_id));
+  // From memory when the person is cached; null (allowed) is a verdict too, so only undefined asks the store.
+  let refusal = ctx.standing.knownRefusal(site, row.client_id, row.person_id);
+  if (refusal === undefined) refusal = await ctx.standing.refusal(site, row.client_id, row.person_id);
   if (refusal !== null) return { active: false };
   return {
     active: true,
