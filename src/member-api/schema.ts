@@ -19,7 +19,13 @@ import {
   GraphQLString,
   Kind,
 } from 'graphql';
-import { countEnrollments, type EnrollmentRecord, listEnrollments, progressPercent } from '../school/enrollments.repository.js';
+import {
+  countEnrollments,
+  type EnrollmentRecord,
+  type LectureSummary,
+  listEnrollments,
+  progressPercent,
+} from '../school/enrollments.repository.js';
 import { countEventRegistrations, type EventRegistrationRecord, listEventRegistrations } from '../school/event-registrations.repository.js';
 import { listMemberSchools, type MemberProfile, type MemberSchool } from '../school/member-profile.repository.js';
 import {
@@ -239,8 +245,17 @@ const Course = new GraphQLObjectType<EnrollmentRecord['course'], MemberContext>(
 interface LastWatchedSource {
   lectureId: string;
   positionSeconds: number;
-  title: string;
-  durationSeconds: number;
+}
+
+/**
+ * The lecture itself, read only when its title or length is asked for: `lectureId` and `positionSeconds`
+ * come from the enrolment row, and the row's foreign key clears `last_lecture_id` when the lecture is
+ * deleted, so a set id always names an existing lecture of the course.
+ */
+async function watchedLecture(source: LastWatchedSource, ctx: MemberContext): Promise<LectureSummary> {
+  const lecture = await ctx.loaders.lectureById.load(source.lectureId);
+  if (lecture === null) throw new GraphQLError('The lecture watched last no longer exists.', { extensions: { code: 'NOT_FOUND' } });
+  return lecture;
 }
 
 const LastWatchedLecture = new GraphQLObjectType<LastWatchedSource, MemberContext>({
@@ -249,8 +264,16 @@ const LastWatchedLecture = new GraphQLObjectType<LastWatchedSource, MemberContex
   fields: {
     lectureId: { type: nonNull(GraphQLID), description: 'Lecture identifier.' },
     positionSeconds: { type: nonNull(GraphQLInt), description: 'Playback position in the lecture, in seconds.' },
-    title: { type: nonNull(GraphQLString), description: 'Lecture title.' },
-    durationSeconds: { type: nonNull(GraphQLInt), description: 'Length of the lecture, in seconds.' },
+    title: {
+      type: nonNull(GraphQLString),
+      description: 'Lecture title.',
+      resolve: async (source, _args, ctx) => (await watchedLecture(source, ctx)).title,
+    },
+    durationSeconds: {
+      type: nonNull(GraphQLInt),
+      description: 'Length of the lecture, in seconds.',
+      resolve: async (source, _args, ctx) => (await watchedLecture(source, ctx)).durationSeconds,
+    },
   },
 });
 
@@ -278,17 +301,8 @@ const Enrollment = new GraphQLObjectType<EnrollmentRecord, MemberContext>({
     lastWatchedLecture: {
       type: LastWatchedLecture,
       description: 'The lecture watched last, with the playback position; null before the first lecture is opened.',
-      resolve: async (e, _args, ctx): Promise<LastWatchedSource | null> => {
-        if (e.lastLectureId === null) return null;
-        const lecture = await ctx.loaders.lectureById.load(e.lastLectureId);
-        if (lecture === null) return null;
-        return {
-          lectureId: lecture.id,
-          positionSeconds: e.lastPositionSeconds ?? 0,
-          title: lecture.title,
-          durationSeconds: lecture.durationSeconds,
-        };
-      },
+      resolve: (e): LastWatchedSource | null =>
+        e.lastLectureId === null ? null : { lectureId: e.lastLectureId, positionSeconds: e.lastPositionSeconds ?? 0 },
     },
     course: { type: nonNull(Course), description: 'The enrolled course.' },
     progressPercent: {

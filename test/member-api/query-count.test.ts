@@ -208,6 +208,18 @@ for (const dialect of DIALECTS) {
       expect(many.queries).toBe(few.queries);
     });
 
+    it('reads no lecture for a resume point asked for by id and position only (the page row holds both)', async () => {
+      const counting = countingDatabase(s.db);
+      const query = '{ viewer { enrolledCourses(first: 100) { nodes { slug lastWatchedLecture { lectureId positionSeconds } } } } }';
+      const result = await runMember('A', memberContext(counting.db, SITE, 'per_many'), query);
+      expect(result.errors).toBeUndefined();
+      const nodes = (result.data as { viewer: { enrolledCourses: { nodes: Array<{ lastWatchedLecture: unknown }> } } }).viewer
+        .enrolledCourses.nodes;
+      expect(nodes.some((n) => n.lastWatchedLecture !== null)).toBe(true);
+      // The viewer and the enrolment page, no lecture.
+      expect(counting.count()).toBe(2);
+    });
+
     it('answers a viewer query over every connection with a small, fixed number of queries', async () => {
       // viewer, site origin, schools, 5 pages, 5 counts, unread count, subscriptions, and 3 batched loaders.
       const { queries } = await queriesFor('per_many');
