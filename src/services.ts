@@ -120,6 +120,8 @@ export function createServices(deps: AppDeps): Services {
   redis?.on('error', () => {});
   const metrics = new Metrics();
   metrics.watchCaches({ access_tokens: accessTokens.stats, people: peopleCache.stats, member_apps: appCache.stats });
+  const rotations = new GroupCommit(deps.store);
+  metrics.watchGroupCommit(rotations.stats);
   if (deps.store.poolStats) metrics.watchPool(deps.store.poolStats);
   const localCounters = new MemoryCounterStore(() => clock.now());
   const counters = redis ? new RedisCounterStore(redis, localCounters, () => metrics.redisFallback()) : localCounters;
@@ -149,7 +151,7 @@ export function createServices(deps: AppDeps): Services {
       standing,
       limits,
       observer: metrics,
-      rotations: new GroupCommit(deps.store),
+      rotations,
     },
     csrfKey: deriveKey(config.secret, 'csrf'),
     confirmations: new ConfirmationTokens(deriveKey(config.secret, 'mcp-confirmation')),

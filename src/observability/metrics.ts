@@ -115,6 +115,21 @@ export class Metrics implements TokenObserver {
     });
   }
 
+  /** Group commit (SQLite): refresh rotations and the transactions they shared; units per transaction is the batching. */
+  watchGroupCommit(stats: { readonly transactions: number; readonly units: number }): void {
+    new Counter({
+      name: 'schoolgate_group_commit_total',
+      help: 'Refresh rotations committed in groups (SQLite), by what is counted: units (rotations) or transactions',
+      labelNames: ['counted'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ counted: 'units' }, stats.units);
+        this.inc({ counted: 'transactions' }, stats.transactions);
+      },
+    });
+  }
+
   /** Exposes the database connection pool (PostgreSQL), read at scrape time. */
   watchPool(read: () => PoolStats): void {
     new Gauge({
