@@ -71,7 +71,7 @@ ${ENV_HELP}
     if (demo && config.port === 0)
       throw new CommandFailure('PORT=0 cannot be used with --demo: the demo origins name the port, so pick one (default 3000)');
 
-    const store = openStore(config.databaseUrl);
+    const store = openStore(config.databaseUrl, { backgroundCheckpoints: true });
     try {
       await migrateToLatest(store);
       let seeded = false;

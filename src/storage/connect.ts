@@ -8,6 +8,7 @@ import { type CompiledQuery, Kysely, PostgresDialect, type SqliteDatabase, Sqlit
 import pg from 'pg';
 import type { PoolStats } from '../observability/metrics.js';
 import type { Database } from './schema.js';
+import { type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -26,6 +27,8 @@ export interface Store {
   sqliteTransaction?: <T>(work: (run: RunCompiled) => T) => T;
   /** PostgreSQL only: the connection pool's state, for the metrics. */
   poolStats?: () => PoolStats;
+  /** SQLite served with `backgroundCheckpoints`: the worker that checkpoints the log. */
+  checkpoints?: Checkpointer;
   close(): Promise<void>;
 }
 
@@ -92,7 +95,13 @@ function preparingStatements(client: pg.PoolClient): void {
   client.query = named as typeof client.query;
 }
 
-export function openStore(databaseUrl: string, options: { poolSize?: number } = {}): Store {
+export interface StoreOptions {
+  poolSize?: number;
+  /** SQLite file, serving process: checkpoint the log in a worker thread (storage/sqlite-checkpointer.ts). */
+  backgroundCheckpoints?: boolean;
+}
+
+export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -112,13 +121,23 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
       if (statement.reader) return { rows: statement.all(query.parameters as unknown[]), changes: 0 };
       return { rows: [], changes: Number(statement.run(query.parameters as unknown[]).changes) };
     };
+    const checkpoints =
+      options.backgroundCheckpoints && path !== ':memory:'
+        ? startCheckpointer(path, (pages) => {
+            if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${pages}`);
+          })
+        : undefined;
     return {
       db,
       dialect: 'sqlite',
       externalWriteVersion: () => dataVersion.get() as number,
       // better-sqlite3 turns a transaction inside a transaction into a savepoint.
       sqliteTransaction: (work) => sqlite.transaction(() => work(run))(),
-      close: () => db.destroy(),
+      ...(checkpoints ? { checkpoints } : {}),
+      close: async () => {
+        await checkpoints?.stop();
+        await db.destroy();
+      },
     };
   }
   const pool = new pg.Pool({

@@ -1,0 +1,81 @@
+// Issue 12: a served SQLite database is checkpointed by a worker thread (storage/sqlite-checkpointer.ts):
+// the serving connection stops checkpointing inside its commits, the worker copies the log back into the
+// database file, and if the worker cannot run the connection takes the work back.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/storage/connect.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { startCheckpointer } from '../../src/storage/sqlite-checkpointer.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'schoolgate-checkpoint-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function until(condition: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('SQLite checkpoints in a worker', () => {
+  it('turns off checkpoints inside commits and checkpoints every frame of the log in the background', async () => {
+    const store = openStore(`sqlite:${join(dir, 'served.db')}`, { backgroundCheckpoints: true });
+    try {
+      await migrateToLatest(store);
+      const autocheckpoint = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
+      expect(autocheckpoint.rows[0]?.wal_autocheckpoint).toBe(0);
+      await store.db
+        .insertInto('sites')
+        .values({ id: 'site_ckpt', slug: 'ckpt', name: 'C', origin: 'http://ckpt.test', variant: 'A', mcp_beta: 0, created_at: 1 })
+        .execute();
+      for (let batch = 0; batch < 20; batch++) {
+        await store.db
+          .insertInto('audit_events')
+          .values(
+            Array.from({ length: 100 }, (_, i) => ({
+              site_id: 'site_ckpt',
+              at: batch * 100 + i,
+              kind: 'operator.ckpt',
+              detail: 'x'.repeat(500),
+            })),
+          )
+          .execute();
+      }
+      const checkpoints = store.checkpoints;
+      expect(checkpoints).toBeDefined();
+      const runsBefore = checkpoints?.runs ?? 0;
+      await until(() => (checkpoints?.runs ?? 0) > runsBefore + 1 && checkpoints?.last?.log === checkpoints?.last?.checkpointed);
+      expect(checkpoints?.last?.log).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('hands checkpoints back to the serving connection when the worker cannot run', async () => {
+    const settings: number[] = [];
+    const faults: unknown[] = [];
+    const checkpointer = startCheckpointer(
+      join(dir, 'no-such-folder', 'x.db'),
+      (pages) => settings.push(pages),
+      (error) => faults.push(error),
+    );
+    await until(() => faults.length > 0);
+    expect(settings).toEqual([0, 1000]);
+    await checkpointer.stop();
+  });
+
+  it('leaves short-lived processes (the CLI) and tests checkpointing as SQLite does by default', async () => {
+    const store = openStore(`sqlite:${join(dir, 'cli.db')}`);
+    try {
+      expect(store.checkpoints).toBeUndefined();
+      const autocheckpoint = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
+      expect(autocheckpoint.rows[0]?.wal_autocheckpoint).toBe(1000);
+    } finally {
+      await store.close();
+    }
+  });
+});
