@@ -5,8 +5,8 @@ import type { Redis } from 'ioredis';
 export interface CounterStore {
   /** Adds `by` to the counter `key` of a window that ends in `ttlMs`; answers the new count. */
   add(key: string, by: number, ttlMs: number): Promise<number>;
-  /** The current count of `key` (0 when absent). */
-  read(key: string): Promise<number>;
+  /** The current counts of `keys` (0 when absent), in one round trip where the store is remote. */
+  read(keys: readonly string[]): Promise<number[]>;
 }
 
 /** Entries kept before expired ones are swept; a flood of distinct addresses cannot grow memory past it. */
@@ -29,9 +29,12 @@ export class MemoryCounterStore implements CounterStore {
     return by;
   }
 
-  async read(key: string): Promise<number> {
-    const entry = this.counters.get(key);
-    return entry && entry.expiresAt > this.now() ? entry.count : 0;
+  async read(keys: readonly string[]): Promise<number[]> {
+    const now = this.now();
+    return keys.map((key) => {
+      const entry = this.counters.get(key);
+      return entry && entry.expiresAt > now ? entry.count : 0;
+    });
   }
 
   private sweep(now: number): void {
@@ -65,12 +68,13 @@ export class RedisCounterStore implements CounterStore {
     }
   }
 
-  async read(key: string): Promise<number> {
+  async read(keys: readonly string[]): Promise<number[]> {
     try {
-      return Number((await this.redis.get(`sg:rl:${key}`)) ?? 0);
+      const values = await this.redis.mget(keys.map((key) => `sg:rl:${key}`));
+      return values.map((value) => Number(value ?? 0));
     } catch {
       this.onFallback();
-      return this.fallback.read(key);
+      return this.fallback.read(keys);
     }
   }
 }

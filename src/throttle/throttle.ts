@@ -85,10 +85,16 @@ export class Throttle {
     await this.store.add(w.counter, 1, w.ttlMs);
   }
 
-  /** Throws RateLimitExceeded when the budget is used up, without spending. */
-  async check(budget: Budget, key: string): Promise<void> {
-    const w = this.window(budget, key);
-    const count = await this.store.read(w.counter);
-    if (count >= budget.limit) throw this.exceeded(budget, this.tally(budget, count, w.resetSeconds));
+  /**
+   * Throws RateLimitExceeded for the first of these budgets that is used up, without spending any; the
+   * counters are read together (one round trip to Redis).
+   */
+  async check(...budgets: ReadonlyArray<readonly [budget: Budget, key: string]>): Promise<void> {
+    const windows = budgets.map(([budget, key]) => this.window(budget, key));
+    const counts = await this.store.read(windows.map((w) => w.counter));
+    budgets.forEach(([budget], i) => {
+      const count = counts[i] ?? 0;
+      if (count >= budget.limit) throw this.exceeded(budget, this.tally(budget, count, windows[i]?.resetSeconds ?? 1));
+    });
   }
 }

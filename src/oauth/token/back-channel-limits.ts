@@ -32,8 +32,7 @@ export class BackChannelLimits {
 
   /** Before anything is read: an address that used up either address budget waits out the window. */
   async admitAddress(address: string): Promise<void> {
-    await this.throttle.check(this.failures, address);
-    await this.throttle.check(this.unauthenticated, address);
+    await this.throttle.check([this.failures, address], [this.unauthenticated, address]);
   }
 
   /** After the client is known: spends its budget, or throws RateLimitExceeded. */
