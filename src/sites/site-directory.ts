@@ -49,7 +49,9 @@ export class SiteDirectory {
             throw err;
           },
         )
-        .finally(() => this.loading.delete(origin));
+        .finally(() => {
+          if (this.loading.get(origin) === pending) this.loading.delete(origin);
+        });
       this.loading.set(origin, pending);
     }
     return pending;
@@ -64,10 +66,14 @@ export class SiteDirectory {
     this.entries.set(origin, { site, until: this.clock.now() + SITE_TTL_MS });
   }
 
-  /** Every later lookup reads the store again (a site changed somewhere). */
+  /**
+   * Every later lookup reads the store again (a site changed somewhere), never joining a read that began
+   * before this: that one may have read the site as it was before the change.
+   */
   invalidate(): void {
     this.generation++;
     this.entries.clear();
+    this.loading.clear();
   }
 
   /** Kept for callers that changed a site in this process: the next lookup reads it afresh. */
