@@ -4,29 +4,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/kernel/clock.js';
 import { SiteDirectory } from '../../src/sites/site-directory.js';
-import { openStore, type Store } from '../../src/storage/connect.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
-import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
+import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { openSchoolStore, type SchoolStore } from '../helpers/school-fixtures.js';
 
 for (const dialect of DIALECTS) {
   describe.skipIf(skipDialect(dialect))(`site directory (${dialect})`, () => {
-    let store: Store;
-    let cleanup: () => Promise<void>;
+    let store: SchoolStore;
     const origin = 'http://directory.test';
     beforeAll(async () => {
-      const db = await freshDatabaseUrl(dialect);
-      cleanup = db.cleanup;
-      store = openStore(db.url);
-      await migrateToLatest(store);
+      store = await openSchoolStore(dialect);
       await store.db
         .insertInto('sites')
         .values({ id: 'site_directory', slug: 'dir', name: 'Directory', origin, variant: 'A', mcp_beta: 1, created_at: 1 })
         .execute();
     });
-    afterAll(async () => {
-      await store?.close();
-      await cleanup?.();
-    });
+    afterAll(() => store?.close());
 
     it('answers from memory until a flush, then reads the change, even with a read in flight at the flush', async () => {
       const directory = new SiteDirectory(store.db, systemClock);

@@ -5,13 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/hashing.js';
 import { type IssueInput, mintTokenPair, rotateOnPostgres, writeTokenPair } from '../../src/oauth/tokens/tokens.repository.js';
-import { openStore, type Store } from '../../src/storage/connect.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
-import { freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
+import { skipDialect } from '../helpers/dialects.js';
+import { openSchoolStore, type SchoolStore } from '../helpers/school-fixtures.js';
 
 describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (postgres)', () => {
-  let store: Store;
-  let cleanup: () => Promise<void>;
+  let store: SchoolStore;
   const siteId = 'site_rotation';
   const personId = 'person_rotation';
   const clock = { now: () => 1_000_000 };
@@ -28,10 +26,7 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
   });
 
   beforeAll(async () => {
-    const db = await freshDatabaseUrl('postgres');
-    cleanup = db.cleanup;
-    store = openStore(db.url);
-    await migrateToLatest(store);
+    store = await openSchoolStore('postgres');
     await store.db
       .insertInto('sites')
       .values({ id: siteId, slug: 'rot', name: 'Rotation', origin: 'http://rotation.test', variant: 'A', mcp_beta: 0, created_at: 1 })
@@ -41,10 +36,7 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
       .values({ id: personId, email: 'rotation@rotation.test', name: 'R', picture_url: null, password_hash: 'x', created_at: 1 })
       .execute();
   });
-  afterAll(async () => {
-    await store?.close();
-    await cleanup?.();
-  });
+  afterAll(() => store?.close());
 
   /** A grant with a first pair, as the authorization code grant leaves it. */
   async function family(grantId: string) {
