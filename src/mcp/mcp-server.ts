@@ -129,7 +129,7 @@ export interface CallerServer {
 }
 
 /**
- * The server of one caller kind at one site: the tools that caller may use. It outlives requests (pool.ts
+ * The server of one caller kind at one site: the tools that caller may use. It outlives requests (server-pool.ts
  * keeps it); each call finds its own person, scopes and log through the transport, by request id, so two
  * callers with the same scopes share a server and never each other's data.
  */

@@ -72,9 +72,4 @@ export class RequestTransport<C> implements Transport {
   contextOf(id: RequestId): C | undefined {
     return typeof id === 'number' ? this.inFlight.get(id)?.context : undefined;
   }
-
-  /** Requests waiting for an answer (for tests and metrics). */
-  get pending(): number {
-    return this.inFlight.size;
-  }
 }
