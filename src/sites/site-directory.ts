@@ -1,8 +1,8 @@
 // Origin -> site lookup on every request (CONTRACT 2). A deployment may serve 10,000 sites (issue 12), so
 // nothing here lists them all: each origin is read by its unique index on first use and kept for a few
 // seconds in a bounded map (unknown origins too, so a stream of requests for one unknown Host costs one
-// query per interval). A `flush` signal (a site changed: its beta flag, its name) empties the map on
-// every node at once.
+// query per interval). A `flush` signal (a site changed: its beta flag, its name) makes every node read
+// its sites again at once.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import type { Database } from '../storage/schema.js';
@@ -72,7 +72,9 @@ export class SiteDirectory {
    */
   invalidate(): void {
     this.generation++;
-    this.entries.clear();
+    // Marked stale rather than dropped: a lookup that then meets a store fault still answers with the
+    // last site it knew (see byOriginOf), as it would have without the flush.
+    for (const entry of this.entries.values()) entry.until = 0;
     this.loading.clear();
   }
 

@@ -39,5 +39,19 @@ for (const dialect of DIALECTS) {
       expect((await after)?.mcpBeta).toBe(false);
       await before;
     });
+
+    it('answers with the last site it knew when the store fails after a flush', async () => {
+      const own = await openSchoolStore(dialect);
+      await own.db
+        .insertInto('sites')
+        .values({ id: 'site_fault', slug: 'fault', name: 'Fault', origin: 'http://fault.test', variant: 'A', mcp_beta: 1, created_at: 1 })
+        .execute();
+      const directory = new SiteDirectory(own.db, systemClock);
+      expect((await directory.byOriginOf('http://fault.test'))?.name).toBe('Fault');
+      directory.invalidate();
+      await own.close(); // every later read fails
+      expect((await directory.byOriginOf('http://fault.test'))?.name).toBe('Fault');
+      await expect(directory.byOriginOf('http://never-seen.test')).rejects.toThrow();
+    });
   });
 }
