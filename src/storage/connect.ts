@@ -113,6 +113,10 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     sqlite.pragma('busy_timeout = 5000');
     // Reading pages through a memory map avoids a system call per page (costly on virtualised disks).
     sqlite.pragma('mmap_size = 268435456');
+    // A statement that needs a temporary b-tree (a window count, GROUP BY, an ORDER BY no index covers)
+    // otherwise opens a temporary file for it: a member's first page with its total took 270 µs, 35 µs in memory.
+    // The trade: a statement that sorts or groups many rows without an index holds them in memory while it runs.
+    sqlite.pragma('temp_store = MEMORY');
     const statements = withStatementCache(sqlite);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
