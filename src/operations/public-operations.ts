@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import {
   type CourseListing,
-  countPublishedCourses,
   countUpcomingPublicEvents,
   findCourseOutline,
   findSchoolProfile,
@@ -87,10 +86,7 @@ export const searchCourses = defineOperation({
   async handle(ctx, input) {
     const scope = { db: ctx.db, siteId: ctx.site.id };
     const text = input.query ?? null;
-    const [page, total] = await Promise.all([
-      searchPublishedCourses(scope, { text, ...pageRequest(input) }),
-      countPublishedCourses(scope, { text }),
-    ]);
+    const { page, total } = await searchPublishedCourses(scope, { text, ...pageRequest(input) });
     return paged(page, total, listing);
   },
 });

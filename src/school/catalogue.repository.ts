@@ -2,7 +2,9 @@
 // school profile (SPEC 1: the public tools /mcp serves to anonymous callers). Nothing member-only leaks here:
 // unpublished rows and event join links never appear.
 import { type OutlineSection, sectionTree } from './curriculum.repository.js';
-import { sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { defineListQuery, defineQuery, type Placeholder } from '../storage/precompiled.js';
+import type { Database } from '../storage/schema.js';
 import type { SiteScope } from './scope.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 
@@ -54,65 +56,106 @@ function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+const lectureTotalsOf = defineListQuery(['siteId'], (db, p, courseIds) =>
+  db
+    .selectFrom('lectures')
+    .where('site_id', '=', p.siteId)
+    .where('course_id', 'in', courseIds)
+    .groupBy('course_id')
+    .select((eb) => ['course_id', eb.fn.countAll().as('n'), eb.fn.sum('duration_seconds').as('seconds')]),
+);
+
 async function lectureTotals(scope: SiteScope, courseIds: readonly string[]): Promise<Map<string, { count: number; seconds: number }>> {
   const totals = new Map<string, { count: number; seconds: number }>();
-  if (courseIds.length === 0) return totals;
-  const rows = await scope.db
-    .selectFrom('lectures')
-    .where('site_id', '=', scope.siteId)
-    .where('course_id', 'in', [...courseIds])
-    .groupBy('course_id')
-    .select((eb) => ['course_id', eb.fn.countAll().as('n'), eb.fn.sum('duration_seconds').as('seconds')])
-    .execute();
+  const rows = await lectureTotalsOf.rows(scope.db, { siteId: scope.siteId }, courseIds);
   for (const row of rows) totals.set(row.course_id, { count: Number(row.n), seconds: Number(row.seconds ?? 0) });
   return totals;
 }
 
+type Executor = Kysely<Database> | Transaction<Database>;
+type SearchParams = Record<'siteId' | 'pattern', Placeholder>;
+
 /**
- * The published courses of a site whose title, subtitle or description contains `text` (any case): the one
- * definition behind the search and its total, so the two can never disagree.
+ * The published courses of a site whose title, subtitle or description contains the text (any case),
+ * `pattern` being its LIKE form: the one definition behind the search and its total, so the two can never
+ * disagree. Without a text every published course matches.
  */
-function publishedCoursesMatching(scope: SiteScope, rawText: string | null | undefined) {
-  const text = rawText?.trim() ?? '';
-  const pattern = containsPattern(text);
-  return scope.db
+function publishedCoursesMatching(db: Executor, p: SearchParams, withText: boolean) {
+  return db
     .selectFrom('courses')
-    .where('site_id', '=', scope.siteId)
+    .where('site_id', '=', p.siteId)
     .where('published', '=', 1)
-    .$if(text.length > 0, (qb) =>
+    .$if(withText, (qb) =>
       qb.where((eb) =>
         eb.or(
           (['title', 'subtitle', 'description'] as const).map(
-            (column) => sql<boolean>`lower(coalesce(${eb.ref(column)}, '')) like ${pattern} escape '\\'`,
+            (column) => sql<boolean>`lower(coalesce(${eb.ref(column)}, '')) like ${p.pattern} escape '\\'`,
           ),
         ),
       ),
     );
 }
 
-/** How many published courses `searchPublishedCourses` returns over all its pages for this text. */
-export async function countPublishedCourses(scope: SiteScope, query: { text?: string | null }): Promise<number> {
-  const row = await publishedCoursesMatching(scope, query.text)
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const listingColumns = [
+  'id',
+  'slug',
+  'title',
+  'subtitle',
+  'description',
+  'cover_image_url',
+  'price_cents',
+  'currency',
+  'created_at',
+] as const;
+type PageParams = SearchParams & Record<'limit', Placeholder>;
+const newestFirst = (db: Executor, p: PageParams, withText: boolean) =>
+  publishedCoursesMatching(db, p, withText).select(listingColumns).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p.limit);
 
-/** Published courses of the site, newest first; `text` matches title, subtitle or description, case-insensitively. */
+// The search's statements, compiled once per form (with or without a text). A first page reads the total
+// beside its rows (a window count over every match); a later page counts apart, as its rows start at the cursor.
+const firstPageForms = [false, true].map((withText) =>
+  defineQuery(['siteId', 'pattern', 'limit'], (db, p) =>
+    newestFirst(db, p, withText).select((eb) => eb.fn.countAll<number>().over().as('total')),
+  ),
+);
+const laterPageForms = [false, true].map((withText) =>
+  defineQuery(['siteId', 'pattern', 'limit', 'afterSort', 'afterId'], (db, p) =>
+    newestFirst(db, p, withText).where((eb) =>
+      eb.or([eb('created_at', '<', p.afterSort), eb.and([eb('created_at', '=', p.afterSort), eb('id', '<', p.afterId)])]),
+    ),
+  ),
+);
+const countForms = [false, true].map((withText) =>
+  defineQuery(['siteId', 'pattern'], (db, p) => publishedCoursesMatching(db, p, withText).select((eb) => eb.fn.countAll().as('n'))),
+);
+
+/**
+ * Published courses of the site, newest first, and how many match over all pages; `text` matches title,
+ * subtitle or description, case-insensitively.
+ */
 export async function searchPublishedCourses(
   scope: SiteScope,
   query: { text?: string | null } & PageRequest,
-): Promise<Page<CourseListing>> {
+): Promise<{ page: Page<CourseListing>; total: number }> {
   const { size, after } = pageQuery(COURSES, query);
-  const rows = await publishedCoursesMatching(scope, query.text)
-    .$if(after !== null, (qb) =>
-      qb.where((eb) => eb.or([eb('created_at', '<', after!.sort), eb.and([eb('created_at', '=', after!.sort), eb('id', '<', after!.id)])])),
-    )
-    .select(['id', 'slug', 'title', 'subtitle', 'description', 'cover_image_url', 'price_cents', 'currency', 'created_at'])
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(size + 1)
-    .execute();
+  const text = query.text?.trim() ?? '';
+  const form = text.length > 0 ? 1 : 0;
+  const search = { siteId: scope.siteId, pattern: containsPattern(text) };
+  let rows: Array<Omit<Awaited<ReturnType<(typeof firstPageForms)[0]['rows']>>[number], 'total'>>;
+  let total: number;
+  if (after) {
+    const [later, count] = await Promise.all([
+      laterPageForms[form]!.rows(scope.db, { ...search, limit: size + 1, afterSort: after.sort, afterId: after.id }),
+      countForms[form]!.first(scope.db, search),
+    ]);
+    rows = later;
+    total = Number(count?.n ?? 0);
+  } else {
+    const first = await firstPageForms[form]!.rows(scope.db, { ...search, limit: size + 1 });
+    rows = first;
+    // No row: nothing matches at all (a first page starts at the beginning).
+    total = Number(first[0]?.total ?? 0);
+  }
   const totals = await lectureTotals(
     scope,
     rows.slice(0, size).map((r) => r.id),
@@ -132,7 +175,7 @@ export async function searchPublishedCourses(
       createdAt: row.created_at,
     }),
   );
-  return toPage(COURSES, listings, size, (r) => ({ sort: r.createdAt, id: r.id }));
+  return { page: toPage(COURSES, listings, size, (r) => ({ sort: r.createdAt, id: r.id })), total };
 }
 
 /** A published course with its sections and lectures in order; null when there is none by that slug. */

@@ -85,7 +85,7 @@ for (const dialect of DIALECTS) {
     it('search_courses pages through every published course to the end, with a steady total, newest first', async () => {
       const { items, totals } = await pageToEnd<{ slug: string }>(academy, 'search_courses', {}, 2);
       const expected = await searchPublishedCourses({ db: server.store.db, siteId: ids.academy }, { first: 100 });
-      expect(items.map((c) => c.slug)).toEqual(expected.edges.map((e) => e.node.slug));
+      expect(items.map((c) => c.slug)).toEqual(expected.page.edges.map((e) => e.node.slug));
       expect(new Set(totals)).toEqual(new Set([items.length]));
       expect(items.length).toBeGreaterThan(2);
     });

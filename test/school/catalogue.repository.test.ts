@@ -29,38 +29,52 @@ for (const dialect of DIALECTS) {
     const academy = () => ({ db: s.db, siteId: world.academySiteId });
 
     it('finds published courses by text in any case', async () => {
-      const page = await searchPublishedCourses(academy(), { text: 'TYPESCRIPT' });
+      const { page } = await searchPublishedCourses(academy(), { text: 'TYPESCRIPT' });
       expect(page.edges.map((e) => e.node.slug)).toEqual(['typescript-fundamentals']);
       expect(page.edges[0]?.node.lectureCount).toBe(10);
       expect(page.edges[0]?.node.totalDurationSeconds).toBeGreaterThan(0);
     });
 
     it('matches the subtitle and description too', async () => {
-      const page = await searchPublishedCourses(academy(), { text: 'window functions' });
+      const { page } = await searchPublishedCourses(academy(), { text: 'window functions' });
       expect(page.edges.map((e) => e.node.slug)).toEqual(['sql-for-analysts']);
     });
 
     it('never returns an unpublished course, even when the text matches', async () => {
-      expect((await searchPublishedCourses(academy(), { text: 'Performance Workshop' })).edges).toEqual([]);
+      expect((await searchPublishedCourses(academy(), { text: 'Performance Workshop' })).page.edges).toEqual([]);
       expect(await findCourseOutline(academy(), 'nodejs-performance-workshop')).toBeNull();
     });
 
     it('treats % and _ in the search text literally', async () => {
-      expect((await searchPublishedCourses(academy(), { text: '%' })).edges).toEqual([]);
-      expect((await searchPublishedCourses(academy(), { text: '_' })).edges).toEqual([]);
+      expect((await searchPublishedCourses(academy(), { text: '%' })).page.edges).toEqual([]);
+      expect((await searchPublishedCourses(academy(), { text: '_' })).page.edges).toEqual([]);
     });
 
     it('pages through all published courses with after', async () => {
       const slugs: string[] = [];
       let after: string | null = null;
       for (let round = 0; round < 10; round += 1) {
-        const page = await searchPublishedCourses(academy(), { first: 2, after });
+        const { page } = await searchPublishedCourses(academy(), { first: 2, after });
         slugs.push(...page.edges.map((e) => e.node.slug));
         if (!page.hasNextPage) break;
         after = page.endCursor;
       }
       expect(slugs).toHaveLength(6);
       expect(new Set(slugs).size).toBe(6);
+    });
+
+    it('counts every match over all pages, on a first page and on a later one, with and without a text', async () => {
+      for (const text of [null, 'e']) {
+        const first = await searchPublishedCourses(academy(), { text, first: 1 });
+        const all = await searchPublishedCourses(academy(), { text, first: 100 });
+        expect(all.page.hasNextPage).toBe(false);
+        expect(first.total).toBe(all.page.edges.length);
+        const later = await searchPublishedCourses(academy(), { text, first: 1, after: first.page.endCursor });
+        expect(later.total).toBe(all.page.edges.length);
+        expect(later.page.edges[0]?.node.slug).toBe(all.page.edges[1]?.node.slug);
+      }
+      expect((await searchPublishedCourses(academy(), { text: 'no course says this' })).total).toBe(0);
+      expect((await searchPublishedCourses(academy(), { text: 'TYPESCRIPT' })).total).toBe(1);
     });
 
     it('returns a course outline with sections and lectures in order', async () => {

@@ -63,7 +63,7 @@ for (const dialect of DIALECTS) {
 
     it('publishes at least 5 courses at Demo Academy and keeps 1 unpublished', async () => {
       const published = await searchPublishedCourses({ db: s.db, siteId: world.academySiteId }, { first: 100 });
-      expect(published.edges.length).toBeGreaterThanOrEqual(5);
+      expect(published.page.edges.length).toBeGreaterThanOrEqual(5);
       const all = await s.db.selectFrom('courses').where('site_id', '=', world.academySiteId).select(['slug', 'published']).execute();
       expect(all.filter((c) => c.published === 0)).toHaveLength(1);
       const draft = all.find((c) => c.published === 0)!;
@@ -77,7 +77,7 @@ for (const dialect of DIALECTS) {
 
     it('gives Demo Studio courses with the demo student and the visitor enrolled', async () => {
       const studio = { db: s.db, siteId: world.studioSiteId };
-      expect((await searchPublishedCourses(studio, {})).edges.length).toBeGreaterThan(0);
+      expect((await searchPublishedCourses(studio, {})).page.edges.length).toBeGreaterThan(0);
       expect((await listEnrollments({ ...studio, personId: world.studentId }, {}, TEST_NOW)).edges.length).toBeGreaterThan(0);
       expect((await listEnrollments({ ...studio, personId: world.visitorId }, {}, TEST_NOW)).edges.length).toBeGreaterThan(0);
     });
