@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { PoolStats } from '../observability/metrics.js';
 import type { Database } from './schema.js';
 import { type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
+import { registerSynchronousRunner } from './synchronous-statements.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -125,6 +126,13 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       if (statement.reader) return { rows: statement.all(query.parameters as unknown[]), changes: 0 };
       return { rows: [], changes: Number(statement.run(query.parameters as unknown[]).changes) };
     };
+    registerSynchronousRunner(db, <R>(query: CompiledQuery<R>) => {
+      if (sqlite.inTransaction) return undefined;
+      const statement = statements.prepare(query.sql);
+      if (statement.reader) return { rows: statement.all(query.parameters as unknown[]) as R[] };
+      const { changes, lastInsertRowid } = statement.run(query.parameters as unknown[]);
+      return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    });
     const checkpoints =
       options.backgroundCheckpoints && path !== ':memory:'
         ? startCheckpointer(path, (pages) => {

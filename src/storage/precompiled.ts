@@ -3,8 +3,9 @@
 // substitutes the parameter values. Each named parameter is compiled from a unique sentinel value, so
 // its positions in the SQL are found exactly, whatever the dialect's placeholder syntax. The compiled
 // form is kept per dialect adapter, which a transaction shares with its database.
-import type { Compilable, CompiledQuery, DialectAdapter, Kysely, Transaction } from 'kysely';
+import type { Compilable, CompiledQuery, DialectAdapter, Kysely, QueryResult, Transaction } from 'kysely';
 import type { Database } from './schema.js';
+import { synchronousRunnerOf } from './synchronous-statements.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 type Params<P extends string> = Record<P, string | number | null>;
@@ -57,7 +58,10 @@ export function defineQuery<P extends string, R>(
     const { query, positions } = compiledFor(db);
     return { ...query, parameters: positions.map((slot) => ('name' in slot ? params[slot.name] : slot.constant)) };
   };
-  const execute = (db: Executor, params: Params<P>) => db.executeQuery<R>(bind(db, params));
+  const execute = (db: Executor, params: Params<P>): QueryResult<R> | Promise<QueryResult<R>> => {
+    const query = bind(db, params);
+    return synchronousRunnerOf(db)?.(query) ?? db.executeQuery<R>(query);
+  };
   return {
     rows: async (db, params) => (await execute(db, params)).rows,
     first: async (db, params) => (await execute(db, params)).rows[0],
