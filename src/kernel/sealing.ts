@@ -1,6 +1,7 @@
 // Authenticated encryption for values kept reversibly at rest (signing keys, refresh replay answers).
 // AES-256-GCM with a key derived per purpose by HKDF, so one master secret never encrypts two kinds of data.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
+import { randomBuffer } from './random.js';
 
 const VERSION = 'v1';
 
@@ -11,7 +12,7 @@ export function deriveKey(secret: string | Buffer, purpose: string): Buffer {
 
 /** Encrypts UTF-8 text; the result is `v1.<iv>.<ciphertext>.<tag>` in base64url. */
 export function seal(key: Buffer, plaintext: string, associatedData = ''): string {
-  const iv = randomBytes(12);
+  const iv = randomBuffer(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(associatedData));
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
