@@ -21,7 +21,15 @@ afterAll(async () => {
 
 const siteById = defineQuery(['id'], (db, p) => db.selectFrom('sites').where('id', '=', p.id).select(['id', 'name']));
 const renameSite = defineQuery(['id', 'name'], (db, p) => db.updateTable('sites').set({ name: p.name }).where('id', '=', p.id));
-const site = (id: string) => ({ id, slug: id, name: 'Before', origin: `http://${id}.test`, variant: 'A' as const, mcp_beta: 0, created_at: 1 });
+const site = (id: string) => ({
+  id,
+  slug: id,
+  name: 'Before',
+  origin: `http://${id}.test`,
+  variant: 'A' as const,
+  mcp_beta: 0,
+  created_at: 1,
+});
 
 describe('synchronous SQLite statements', () => {
   it('answers a read outside any transaction without waiting for a connection someone holds', async () => {
