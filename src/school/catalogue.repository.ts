@@ -113,21 +113,23 @@ const newestFirst = (db: Executor, p: PageParams, withText: boolean) =>
 
 // The search's statements, compiled once per form (with or without a text). A first page reads the total
 // beside its rows (a window count over every match); a later page counts apart, as its rows start at the cursor.
-const firstPageForms = [false, true].map((withText) =>
-  defineQuery(['siteId', 'pattern', 'limit'], (db, p) =>
-    newestFirst(db, p, withText).select((eb) => eb.fn.countAll<number>().over().as('total')),
-  ),
-);
-const laterPageForms = [false, true].map((withText) =>
-  defineQuery(['siteId', 'pattern', 'limit', 'afterSort', 'afterId'], (db, p) =>
-    newestFirst(db, p, withText).where((eb) =>
-      eb.or([eb('created_at', '<', p.afterSort), eb.and([eb('created_at', '=', p.afterSort), eb('id', '<', p.afterId)])]),
+function searchStatements(withText: boolean) {
+  return {
+    firstPage: defineQuery(['siteId', 'pattern', 'limit'], (db, p) =>
+      newestFirst(db, p, withText).select((eb) => eb.fn.countAll<number>().over().as('total')),
     ),
-  ),
-);
-const countForms = [false, true].map((withText) =>
-  defineQuery(['siteId', 'pattern'], (db, p) => publishedCoursesMatching(db, p, withText).select((eb) => eb.fn.countAll().as('n'))),
-);
+    laterPage: defineQuery(['siteId', 'pattern', 'limit', 'afterSort', 'afterId'], (db, p) =>
+      newestFirst(db, p, withText).where((eb) =>
+        eb.or([eb('created_at', '<', p.afterSort), eb.and([eb('created_at', '=', p.afterSort), eb('id', '<', p.afterId)])]),
+      ),
+    ),
+    count: defineQuery(['siteId', 'pattern'], (db, p) =>
+      publishedCoursesMatching(db, p, withText).select((eb) => eb.fn.countAll().as('n')),
+    ),
+  };
+}
+const everyCourse = searchStatements(false);
+const coursesWithText = searchStatements(true);
 
 /**
  * Published courses of the site, newest first, and how many match over all pages; `text` matches title,
@@ -139,23 +141,18 @@ export async function searchPublishedCourses(
 ): Promise<{ page: Page<CourseListing>; total: number }> {
   const { size, after } = pageQuery(COURSES, query);
   const text = query.text?.trim() ?? '';
-  const form = text.length > 0 ? 1 : 0;
+  const statements = text.length > 0 ? coursesWithText : everyCourse;
   const search = { siteId: scope.siteId, pattern: containsPattern(text) };
-  let rows: Array<Omit<Awaited<ReturnType<(typeof firstPageForms)[0]['rows']>>[number], 'total'>>;
-  let total: number;
-  if (after) {
-    const [later, count] = await Promise.all([
-      laterPageForms[form]!.rows(scope.db, { ...search, limit: size + 1, afterSort: after.sort, afterId: after.id }),
-      countForms[form]!.first(scope.db, search),
-    ]);
-    rows = later;
-    total = Number(count?.n ?? 0);
-  } else {
-    const first = await firstPageForms[form]!.rows(scope.db, { ...search, limit: size + 1 });
-    rows = first;
-    // No row: nothing matches at all (a first page starts at the beginning).
-    total = Number(first[0]?.total ?? 0);
-  }
+  const { rows, total } = after
+    ? await Promise.all([
+        statements.laterPage.rows(scope.db, { ...search, limit: size + 1, afterSort: after.sort, afterId: after.id }),
+        statements.count.first(scope.db, search),
+      ]).then(([rows, count]) => ({ rows, total: Number(count?.n ?? 0) }))
+    : await statements.firstPage.rows(scope.db, { ...search, limit: size + 1 }).then((rows) => ({
+        rows,
+        // No row: nothing matches at all (a first page starts at the beginning).
+        total: Number(rows[0]?.total ?? 0),
+      }));
   const totals = await lectureTotals(
     scope,
     rows.slice(0, size).map((r) => r.id),

@@ -128,10 +128,8 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     };
     registerSynchronousRunner(db, <R>(query: CompiledQuery<R>) => {
       if (sqlite.inTransaction) return undefined;
-      const statement = statements.prepare(query.sql);
-      if (statement.reader) return { rows: statement.all(query.parameters as unknown[]) as R[] };
-      const { changes, lastInsertRowid } = statement.run(query.parameters as unknown[]);
-      return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+      const { rows, changes } = run(query);
+      return { rows: rows as R[], numAffectedRows: BigInt(changes) };
     });
     const checkpoints =
       options.backgroundCheckpoints && path !== ':memory:'
