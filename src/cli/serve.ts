@@ -71,7 +71,10 @@ ${ENV_HELP}
     if (demo && config.port === 0)
       throw new CommandFailure('PORT=0 cannot be used with --demo: the demo origins name the port, so pick one (default 3000)');
 
-    const store = openStore(config.databaseUrl, { backgroundCheckpoints: true });
+    const store = openStore(config.databaseUrl, {
+      backgroundCheckpoints: true,
+      onCheckpointFault: (error) => writeLine(ctx.io.stderr, `SQLite: ${error.message}; the server checkpoints inside its commits again`),
+    });
     try {
       await migrateToLatest(store);
       let seeded = false;

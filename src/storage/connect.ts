@@ -100,6 +100,8 @@ export interface StoreOptions {
   poolSize?: number;
   /** SQLite file, serving process: checkpoint the log in a worker thread (storage/sqlite-checkpointer.ts). */
   backgroundCheckpoints?: boolean;
+  /** Told when the checkpoint worker stops and the serving connection checkpoints inside its commits again. */
+  onCheckpointFault?: (error: Error) => void;
 }
 
 export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
@@ -133,9 +135,13 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     });
     const checkpoints =
       options.backgroundCheckpoints && path !== ':memory:'
-        ? startCheckpointer(path, (pages) => {
-            if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${pages}`);
-          })
+        ? startCheckpointer(
+            path,
+            (pages) => {
+              if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${pages}`);
+            },
+            options.onCheckpointFault,
+          )
         : undefined;
     return {
       db,

@@ -47,11 +47,21 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
+/**
+ * An error thrown in the worker reaches this thread as a structured clone: a SqliteError arrives as a bare
+ * object holding only its code, so it is given a message here.
+ */
+function workerFault(error: unknown): Error {
+  if (error instanceof Error) return error;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : String(error);
+  return new Error(`the checkpoint worker failed (${code})`);
+}
+
 /** Starts checkpointing `path` in a worker; `setAutocheckpoint` switches the serving connection's own. */
 export function startCheckpointer(
   path: string,
   setAutocheckpoint: (pages: number) => void,
-  onFault: (error: unknown) => void = () => {},
+  onFault: (error: Error) => void = () => {},
 ): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, intervalMs: CHECKPOINT_INTERVAL_MS } });
@@ -64,7 +74,7 @@ export function startCheckpointer(
     if (stopping) return;
     stopping = true;
     setAutocheckpoint(AUTOCHECKPOINT_PAGES);
-    onFault(error);
+    onFault(workerFault(error));
   };
   worker.on('message', (result: CheckpointResult) => {
     state.runs += 1;

@@ -1,7 +1,7 @@
 // Issue 12: a served SQLite database is checkpointed by a worker thread (storage/sqlite-checkpointer.ts):
 // the serving connection stops checkpointing inside its commits, the worker copies the log back into the
 // database file, and if the worker cannot run the connection takes the work back.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -66,6 +66,24 @@ describe('SQLite checkpoints in a worker', () => {
     await until(() => faults.length > 0);
     expect(settings).toEqual([0, 1000]);
     await checkpointer.stop();
+  });
+
+  it('tells whoever opened the store when the worker stops, and the serving connection checkpoints itself again', async () => {
+    const path = join(dir, 'worker-fails.db');
+    const faults: Error[] = [];
+    const store = openStore(`sqlite:${path}`, { backgroundCheckpoints: true, onCheckpointFault: (error) => faults.push(error) });
+    // The worker opens the file by its path once its thread is up: by then a folder stands there (the
+    // serving connection keeps the file it already has open).
+    renameSync(path, `${path}.moved`);
+    mkdirSync(path);
+    try {
+      await until(() => faults.length > 0);
+      expect(faults[0]?.message).toBe('the checkpoint worker failed (SQLITE_CANTOPEN)');
+      const autocheckpoint = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
+      expect(autocheckpoint.rows[0]?.wal_autocheckpoint).toBe(1000);
+    } finally {
+      await store.close();
+    }
   });
 
   it('leaves short-lived processes (the CLI) and tests checkpointing as SQLite does by default', async () => {
