@@ -11,33 +11,30 @@ const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
 let offset = POOL_BYTES;
 
-/** The pool's next `bytes` unused bytes: [start, end). */
-function take(bytes: number): [number, number] {
+/**
+ * `bytes` fresh random bytes, read by `read` and then zeroed in the pool; requests larger than an eighth of
+ * the pool go to the CSPRNG directly.
+ */
+function fresh<T>(bytes: number, read: (source: Buffer, start: number, end: number) => T): T {
+  if (bytes > POOL_BYTES / 8) return read(randomBytes(bytes), 0, bytes);
   if (offset + bytes > POOL_BYTES) {
     randomFillSync(pool);
     offset = 0;
   }
   const start = offset;
   offset += bytes;
-  return [start, offset];
+  const value = read(pool, start, offset);
+  pool.fill(0, start, offset);
+  return value;
 }
 
-/** `bytes` fresh random bytes. */
+/** `bytes` fresh random bytes, in memory of their own. */
 export function randomBuffer(bytes: number): Buffer {
-  if (bytes > POOL_BYTES / 8) return randomBytes(bytes);
-  const [start, end] = take(bytes);
-  const copy = Buffer.from(pool.subarray(start, end));
-  pool.fill(0, start, end);
-  return copy;
+  return fresh(bytes, (source, start, end) => Buffer.from(source.subarray(start, end)));
 }
 
-/** `bytes` fresh random bytes as base64url. */
 function randomText(bytes: number): string {
-  if (bytes > POOL_BYTES / 8) return randomBytes(bytes).toString('base64url');
-  const [start, end] = take(bytes);
-  const text = pool.toString('base64url', start, end);
-  pool.fill(0, start, end);
-  return text;
+  return fresh(bytes, (source, start, end) => source.toString('base64url', start, end));
 }
 
 /** 32 random bytes, base64url: the body of every token, code and session id. */

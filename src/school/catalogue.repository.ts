@@ -6,7 +6,7 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import { defineListQuery, defineQuery, type Placeholder } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 import type { SiteScope } from './scope.js';
-import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
+import { type Page, type PageRequest, pageQuery, rowsWithTotal, toPage } from './paging.js';
 
 export interface CourseListing {
   id: string;
@@ -111,8 +111,7 @@ type PageParams = SearchParams & Record<'limit', Placeholder>;
 const newestFirst = (db: Executor, p: PageParams, withText: boolean) =>
   publishedCoursesMatching(db, p, withText).select(listingColumns).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p.limit);
 
-// The search's statements, compiled once per form (with or without a text). A first page reads the total
-// beside its rows (a window count over every match); a later page counts apart, as its rows start at the cursor.
+// The search's statements, compiled once per form (with or without a text), for rowsWithTotal.
 function searchStatements(withText: boolean) {
   return {
     firstPage: defineQuery(['siteId', 'pattern', 'limit'], (db, p) =>
@@ -143,16 +142,11 @@ export async function searchPublishedCourses(
   const text = query.text?.trim() ?? '';
   const statements = text.length > 0 ? coursesWithText : everyCourse;
   const search = { siteId: scope.siteId, pattern: containsPattern(text) };
-  const { rows, total } = after
-    ? await Promise.all([
-        statements.laterPage.rows(scope.db, { ...search, limit: size + 1, afterSort: after.sort, afterId: after.id }),
-        statements.count.first(scope.db, search),
-      ]).then(([rows, count]) => ({ rows, total: Number(count?.n ?? 0) }))
-    : await statements.firstPage.rows(scope.db, { ...search, limit: size + 1 }).then((rows) => ({
-        rows,
-        // No row: nothing matches at all (a first page starts at the beginning).
-        total: Number(rows[0]?.total ?? 0),
-      }));
+  const { rows, total } = await rowsWithTotal(after, {
+    first: () => statements.firstPage.rows(scope.db, { ...search, limit: size + 1 }),
+    later: (from) => statements.laterPage.rows(scope.db, { ...search, limit: size + 1, afterSort: from.sort, afterId: from.id }),
+    count: async () => Number((await statements.count.first(scope.db, search))?.n ?? 0),
+  });
   const totals = await lectureTotals(
     scope,
     rows.slice(0, size).map((r) => r.id),

@@ -5,7 +5,7 @@ import type { Database } from '../storage/schema.js';
 import type { MemberScope, SiteScope } from './scope.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
-import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
+import { type Page, type PageRequest, pageQuery, rowsWithTotal, toPage } from './paging.js';
 
 export type AccessState = 'ACTIVE' | 'EXPIRED';
 
@@ -143,19 +143,19 @@ export async function listEnrollmentsWithTotal(
   now: number,
 ): Promise<{ page: Page<EnrollmentRecord>; total: number }> {
   const { size, after } = pageQuery(LIST, request);
-  if (after) {
-    const [page, total] = await Promise.all([listEnrollments(scope, request, now), countEnrollments(scope)]);
-    return { page, total };
-  }
-  const rows = await firstEnrollmentPageWithTotal.rows(scope.db, { siteId: scope.siteId, personId: scope.personId, limit: size + 1 });
+  const base = { siteId: scope.siteId, personId: scope.personId, limit: size + 1 };
+  const { rows, total } = await rowsWithTotal(after, {
+    first: () => firstEnrollmentPageWithTotal.rows(scope.db, base),
+    later: (from) => laterEnrollmentPage.rows(scope.db, { ...base, afterSort: from.sort, afterId: from.id }),
+    count: () => countEnrollments(scope),
+  });
   const page = toPage(
     LIST,
     rows.map((row) => enrollmentRecord(row, now)),
     size,
     pageKey,
   );
-  // No row: the member has no enrolment at all (a first page starts at the beginning).
-  return { page, total: Number(rows[0]?.total ?? 0) };
+  return { page, total };
 }
 
 const enrollmentCount = defineQuery(['siteId', 'personId'], (db, p) =>

@@ -98,3 +98,27 @@ export function toPage<T>(list: string, rows: readonly T[], size: number, keyOf:
   const last = rows[Math.min(size, rows.length) - 1];
   return { edges, hasNextPage: rows.length > size, endCursor: last === undefined ? null : encodeCursor(list, keyOf(last)) };
 }
+
+/** How a list reads a page with its total: the statements `rowsWithTotal` chooses between. */
+export interface RowsWithTotalReads<R> {
+  /** The first page's rows, each carrying the number of all rows (a window count over every match). */
+  first: () => Promise<Array<R & { total: number | string }>>;
+  /** A later page's rows, from the cursor on. */
+  later: (after: PageKey) => Promise<R[]>;
+  /** The number of all rows. */
+  count: () => Promise<number>;
+}
+
+/**
+ * The rows of a page (`size + 1` of them, as toPage expects) and how many there are over all pages: a first
+ * page reads the total beside its rows in one statement; a later page starts at the cursor, so it counts apart.
+ */
+export async function rowsWithTotal<R>(after: PageKey | null, reads: RowsWithTotalReads<R>): Promise<{ rows: R[]; total: number }> {
+  if (after) {
+    const [rows, total] = await Promise.all([reads.later(after), reads.count()]);
+    return { rows, total };
+  }
+  const rows = await reads.first();
+  // No row: nothing matches at all (a first page starts at the beginning).
+  return { rows, total: Number(rows[0]?.total ?? 0) };
+}
