@@ -3,6 +3,7 @@
 // unpublished rows and event join links never appear.
 import { type OutlineSection, sectionTree } from './curriculum.repository.js';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { isSqlite } from '../storage/dialect.js';
 import { defineListQuery, defineQuery, type Placeholder } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 import type { SiteScope } from './scope.js';
@@ -51,11 +52,6 @@ export interface SchoolProfile {
 const COURSES = 'catalogue_courses';
 const EVENTS = 'public_events';
 
-/** `%text%` for LIKE with the wildcard characters of the text itself escaped. */
-function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 const lectureTotalsOf = defineListQuery(['siteId'], (db, p, courseIds) =>
   db
     .selectFrom('lectures')
@@ -73,12 +69,14 @@ async function lectureTotals(scope: SiteScope, courseIds: readonly string[]): Pr
 }
 
 type Executor = Kysely<Database> | Transaction<Database>;
-type SearchParams = Record<'siteId' | 'pattern', Placeholder>;
+type SearchParams = Record<'siteId' | 'text', Placeholder>;
 
 /**
- * The published courses of a site whose title, subtitle or description contains the text (any case),
- * `pattern` being its LIKE form: the one definition behind the search and its total, so the two can never
- * disagree. Without a text every published course matches.
+ * The published courses of a site whose title, subtitle or description contains the text (any case,
+ * `text` given in lower case): the one definition behind the search and its total, so the two can never
+ * disagree. Without a text every published course matches. A position search rather than LIKE: SQLite
+ * parses and plans a statement again on every run when a LIKE pattern is a bound parameter, and a
+ * position search needs no escaping of wildcards either.
  */
 function publishedCoursesMatching(db: Executor, p: SearchParams, withText: boolean) {
   return db
@@ -88,8 +86,10 @@ function publishedCoursesMatching(db: Executor, p: SearchParams, withText: boole
     .$if(withText, (qb) =>
       qb.where((eb) =>
         eb.or(
-          (['title', 'subtitle', 'description'] as const).map(
-            (column) => sql<boolean>`lower(coalesce(${eb.ref(column)}, '')) like ${p.pattern} escape '\\'`,
+          (['title', 'subtitle', 'description'] as const).map((column) =>
+            isSqlite(db)
+              ? sql<boolean>`instr(lower(coalesce(${eb.ref(column)}, '')), ${p.text}) > 0`
+              : sql<boolean>`strpos(lower(coalesce(${eb.ref(column)}, '')), ${p.text}) > 0`,
           ),
         ),
       ),
@@ -114,17 +114,15 @@ const newestFirst = (db: Executor, p: PageParams, withText: boolean) =>
 // The search's statements, compiled once per form (with or without a text), for rowsWithTotal.
 function searchStatements(withText: boolean) {
   return {
-    firstPage: defineQuery(['siteId', 'pattern', 'limit'], (db, p) =>
+    firstPage: defineQuery(['siteId', 'text', 'limit'], (db, p) =>
       newestFirst(db, p, withText).select((eb) => eb.fn.countAll<number>().over().as('total')),
     ),
-    laterPage: defineQuery(['siteId', 'pattern', 'limit', 'afterSort', 'afterId'], (db, p) =>
+    laterPage: defineQuery(['siteId', 'text', 'limit', 'afterSort', 'afterId'], (db, p) =>
       newestFirst(db, p, withText).where((eb) =>
         eb.or([eb('created_at', '<', p.afterSort), eb.and([eb('created_at', '=', p.afterSort), eb('id', '<', p.afterId)])]),
       ),
     ),
-    count: defineQuery(['siteId', 'pattern'], (db, p) =>
-      publishedCoursesMatching(db, p, withText).select((eb) => eb.fn.countAll().as('n')),
-    ),
+    count: defineQuery(['siteId', 'text'], (db, p) => publishedCoursesMatching(db, p, withText).select((eb) => eb.fn.countAll().as('n'))),
   };
 }
 const everyCourse = searchStatements(false);
@@ -141,7 +139,7 @@ export async function searchPublishedCourses(
   const { size, after } = pageQuery(COURSES, query);
   const text = query.text?.trim() ?? '';
   const statements = text.length > 0 ? coursesWithText : everyCourse;
-  const search = { siteId: scope.siteId, pattern: containsPattern(text) };
+  const search = { siteId: scope.siteId, text: text.toLowerCase() };
   const { rows, total } = await rowsWithTotal(after, {
     first: () => statements.firstPage.rows(scope.db, { ...search, limit: size + 1 }),
     later: (from) => statements.laterPage.rows(scope.db, { ...search, limit: size + 1, afterSort: from.sort, afterId: from.id }),

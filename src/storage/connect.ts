@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { PoolStats } from '../observability/metrics.js';
 import type { Database } from './schema.js';
 import { type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
+import { InlineLimitsPlugin } from './inline-limits.js';
 import { registerSynchronousRunner } from './synchronous-statements.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -121,7 +122,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     // The trade: a statement that sorts or groups many rows without an index holds them in memory while it runs.
     sqlite.pragma('temp_store = MEMORY');
     const statements = withStatementCache(sqlite);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }), plugins: [new InlineLimitsPlugin()] });
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
     const run: RunCompiled = (query) => {
       const statement = statements.prepare(query.sql);

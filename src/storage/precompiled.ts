@@ -5,6 +5,7 @@
 // form is kept per dialect adapter, which a transaction shares with its database.
 import type { Compilable, CompiledQuery, DialectAdapter, Kysely, QueryResult, Transaction } from 'kysely';
 import type { Database } from './schema.js';
+import { SENTINEL_PREFIX } from './inline-limits.js';
 import { synchronousRunnerOf } from './synchronous-statements.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
@@ -33,29 +34,57 @@ interface Compiled<P extends string, R> {
   positions: Slot<P>[];
 }
 
+/** One query's compiled forms on one dialect adapter. */
+interface Forms<P extends string, R> {
+  /** The form with every parameter bound; the only one unless some are written into the SQL. */
+  bound: Compiled<P, R>;
+  /** Parameters the dialect writes into the SQL text (storage/inline-limits.ts): a form per value. */
+  written: P[];
+  /** Keyed by the value itself when one parameter is written (the usual LIMIT), else by all of them as JSON. */
+  byValue: Map<unknown, Compiled<P, R>>;
+}
+
+/** Forms kept per query for parameters written into the SQL (page sizes, in practice); more are compiled per call. */
+export const WRITTEN_FORMS_KEPT = 128;
+
 export function defineQuery<P extends string, R>(
   names: readonly P[],
   build: (db: Executor, params: Record<P, Placeholder>) => Compilable<R>,
 ): PrecompiledQuery<P, R> {
-  const byAdapter = new WeakMap<DialectAdapter, Compiled<P, R>>();
-  const compiledFor = (db: Executor): Compiled<P, R> => {
+  const sentinels = Object.fromEntries(names.map((n) => [n, `${SENTINEL_PREFIX}${n}\u0000`])) as Record<P, string>;
+  const compile = (db: Executor, values: Record<P, unknown>): Compiled<P, R> => {
+    const query = build(db, values as Record<P, Placeholder>).compile();
+    // A parameter that is no sentinel is a constant of the query itself (a literal null, say).
+    const positions = query.parameters.map((value): Slot<P> => {
+      const name = names.find((n) => sentinels[n] === value);
+      return name === undefined ? { constant: value } : { name };
+    });
+    return { query, positions };
+  };
+  const byAdapter = new WeakMap<DialectAdapter, Forms<P, R>>();
+  const compiledFor = (db: Executor, params: Params<P>): Compiled<P, R> => {
     const adapter = db.getExecutor().adapter;
-    let compiled = byAdapter.get(adapter);
-    if (!compiled) {
-      const sentinels = Object.fromEntries(names.map((n) => [n, `\u0000param:${n}\u0000`])) as Record<P, string>;
-      const query = build(db, sentinels as Record<P, Placeholder>).compile();
-      // A parameter that is no sentinel is a constant of the query itself (a literal null, say).
-      const positions = query.parameters.map((value): Slot<P> => {
-        const name = names.find((n) => sentinels[n] === value);
-        return name === undefined ? { constant: value } : { name };
-      });
-      compiled = { query, positions };
-      byAdapter.set(adapter, compiled);
+    let forms = byAdapter.get(adapter);
+    if (!forms) {
+      const bound = compile(db, sentinels);
+      const written = names.filter((n) => !bound.query.parameters.includes(sentinels[n]) && bound.query.sql.includes(sentinels[n]));
+      forms = { bound, written, byValue: new Map() };
+      byAdapter.set(adapter, forms);
     }
-    return compiled;
+    if (forms.written.length === 0) return forms.bound;
+    const [only, ...more] = forms.written as [P, ...P[]];
+    const key = more.length === 0 ? params[only] : JSON.stringify(forms.written.map((n) => params[n]));
+    let form = forms.byValue.get(key);
+    if (!form) {
+      const values: Record<P, unknown> = { ...sentinels };
+      for (const n of forms.written) values[n] = params[n];
+      form = compile(db, values);
+      if (forms.byValue.size < WRITTEN_FORMS_KEPT) forms.byValue.set(key, form);
+    }
+    return form;
   };
   const bind = (db: Executor, params: Params<P>): CompiledQuery<R> => {
-    const { query, positions } = compiledFor(db);
+    const { query, positions } = compiledFor(db, params);
     return { ...query, parameters: positions.map((slot) => ('name' in slot ? params[slot.name] : slot.constant)) };
   };
   const execute = (db: Executor, params: Params<P>): QueryResult<R> | Promise<QueryResult<R>> => {

@@ -48,6 +48,12 @@ for (const dialect of DIALECTS) {
     it('treats % and _ in the search text literally', async () => {
       expect((await searchPublishedCourses(academy(), { text: '%' })).page.edges).toEqual([]);
       expect((await searchPublishedCourses(academy(), { text: '_' })).page.edges).toEqual([]);
+      expect((await searchPublishedCourses(academy(), { text: "\\' or 1=1 --" })).page.edges).toEqual([]);
+    });
+
+    it('matches a text inside a word, in any case', async () => {
+      const { page } = await searchPublishedCourses(academy(), { text: 'ypeScrip' });
+      expect(page.edges.map((e) => e.node.slug)).toEqual(['typescript-fundamentals']);
     });
 
     it('pages through all published courses with after', async () => {
