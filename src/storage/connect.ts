@@ -103,6 +103,8 @@ export interface StoreOptions {
   backgroundCheckpoints?: boolean;
   /** Told when the checkpoint worker stops and the serving connection checkpoints inside its commits again. */
   onCheckpointFault?: (error: Error) => void;
+  /** Log frames at which the checkpoint worker restarts the log (storage/sqlite-checkpointer.ts). */
+  restartLogFrames?: number;
 }
 
 export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
@@ -141,7 +143,10 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
             (pages) => {
               if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${pages}`);
             },
-            options.onCheckpointFault,
+            {
+              ...(options.onCheckpointFault ? { onFault: options.onCheckpointFault } : {}),
+              ...(options.restartLogFrames ? { restartLogFrames: options.restartLogFrames } : {}),
+            },
           )
         : undefined;
     return {

@@ -53,7 +53,7 @@ export class GroupCommit {
   /** Transactions and units so far (SQLite): units per transaction is the batching achieved. */
   readonly stats = { transactions: 0, units: 0 };
 
-  constructor(private readonly store: Pick<Store, 'db' | 'sqliteTransaction'>) {}
+  constructor(private readonly store: Pick<Store, 'db' | 'sqliteTransaction' | 'checkpoints'>) {}
 
   /** Runs `unit` in a transaction (shared with the units beside it on SQLite); answers after the commit. */
   run<T>(unit: Unit<T>): Promise<T> {
@@ -71,6 +71,9 @@ export class GroupCommit {
 
   private async flush(sqliteTransaction: NonNullable<Store['sqliteTransaction']>): Promise<void> {
     try {
+      // The checkpoint worker may be restarting the log (storage/sqlite-checkpointer.ts): the batch gathers meanwhile.
+      const paused = this.store.checkpoints?.writesPaused();
+      if (paused) await paused;
       // Holding Kysely's one connection keeps every other statement out of the batch's transaction.
       await this.store.db.connection().execute(async () => {
         while (this.queue.length > 0) {

@@ -5,11 +5,22 @@
 // its own connection runs PASSIVE checkpoints instead (they never block readers or the writer), and the
 // serving connection stops checkpointing itself; if the worker fails, the connection takes the work back.
 // Durability is unchanged: a commit is in the log before it is answered, checkpointed or not.
+//
+// A PASSIVE checkpoint copies the frames that were in the log when it started; under a steady stream of
+// commits more arrive meanwhile, so the log is never found fully copied when the next writer begins, never
+// starts over, and grows without bound (a gigabyte in 16 s of refresh grants here; every new frame then
+// also costs the file system a zeroed page). So once the log holds RESTART_LOG_FRAMES, the serving
+// connection's grouped writes pause (writesPaused(): the rotations wait, reads go on) while the worker
+// runs one RESTART checkpoint, after which the next commit writes the log from its start again.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /** How often the worker checkpoints. */
 export const CHECKPOINT_INTERVAL_MS = 500;
+/** Frames (pages) in the log at which it is made to start over: 8,192 frames are 32 MiB with 4 KiB pages. */
+export const RESTART_LOG_FRAMES = 8192;
+/** The longest grouped writes wait for a restart; past it they go on (the log restarts at a later try). */
+const RESTART_WAIT_MS = 1000;
 /** SQLite's own default, restored on the serving connection when the worker is gone. */
 const AUTOCHECKPOINT_PAGES = 1000;
 
@@ -19,11 +30,13 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
-const timer = setInterval(() => {
-  const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-  parentPort.postMessage(result);
-}, workerData.intervalMs);
+const checkpoint = (mode) => {
+  const [result] = db.pragma('wal_checkpoint(' + mode + ')');
+  parentPort.postMessage({ mode, ...result });
+};
+const timer = setInterval(() => checkpoint('PASSIVE'), workerData.intervalMs);
 parentPort.on('message', (message) => {
+  if (message === 'restart') return checkpoint('RESTART');
   if (message !== 'stop') return;
   clearInterval(timer);
   db.close();
@@ -40,11 +53,21 @@ export interface CheckpointResult {
 }
 
 export interface Checkpointer {
-  /** Checkpoints the worker has run so far. */
+  /** Checkpoints the worker has run so far, and how many of them were restarts of the log. */
   readonly runs: number;
+  readonly restarts: number;
   /** The latest checkpoint's figures, for tests and metrics. */
   readonly last: CheckpointResult | undefined;
+  /** While the worker restarts the log: settles when grouped writes may go on. */
+  writesPaused(): Promise<void> | undefined;
   stop(): Promise<void>;
+}
+
+export interface CheckpointerOptions {
+  /** Told when the worker stops and the serving connection checkpoints inside its commits again. */
+  onFault?: (error: Error) => void;
+  /** Log frames at which the log is restarted (tests use a small number). */
+  restartLogFrames?: number;
 }
 
 /**
@@ -61,24 +84,52 @@ function workerFault(error: unknown): Error {
 export function startCheckpointer(
   path: string,
   setAutocheckpoint: (pages: number) => void,
-  onFault: (error: Error) => void = () => {},
+  { onFault = () => {}, restartLogFrames = RESTART_LOG_FRAMES }: CheckpointerOptions = {},
 ): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, intervalMs: CHECKPOINT_INTERVAL_MS } });
   // The worker must not keep a finished process alive (the CLI, tests).
   worker.unref();
   let stopping = false;
-  const state: { runs: number; last: CheckpointResult | undefined } = { runs: 0, last: undefined };
+  const state: { runs: number; restarts: number; last: CheckpointResult | undefined } = { runs: 0, restarts: 0, last: undefined };
+  let pause: { done: Promise<void>; end: () => void } | undefined;
+  const endPause = () => {
+    pause?.end();
+    pause = undefined;
+  };
+  const pauseForRestart = () => {
+    let end = () => {};
+    const done = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, RESTART_WAIT_MS);
+      end = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    // The timeout ends only the wait: a restart still under way ends the pause when it reports.
+    void done.then(() => {
+      if (pause?.done === done) pause = undefined;
+    });
+    pause = { done, end };
+    worker.postMessage('restart');
+  };
   setAutocheckpoint(0);
   const takeBack = (error: unknown) => {
+    endPause();
     if (stopping) return;
     stopping = true;
     setAutocheckpoint(AUTOCHECKPOINT_PAGES);
     onFault(workerFault(error));
   };
-  worker.on('message', (result: CheckpointResult) => {
+  worker.on('message', ({ mode, ...result }: CheckpointResult & { mode: 'PASSIVE' | 'RESTART' }) => {
     state.runs += 1;
     state.last = result;
+    if (mode === 'RESTART') {
+      state.restarts += 1;
+      endPause();
+    } else if (result.log >= restartLogFrames && !pause && !stopping) {
+      pauseForRestart();
+    }
   });
   worker.on('error', takeBack);
   worker.on('exit', (code) => takeBack(new Error(`the checkpoint worker exited (${code})`)));
@@ -86,11 +137,16 @@ export function startCheckpointer(
     get runs() {
       return state.runs;
     },
+    get restarts() {
+      return state.restarts;
+    },
     get last() {
       return state.last;
     },
+    writesPaused: () => pause?.done,
     stop: () =>
       new Promise<void>((resolve) => {
+        endPause();
         if (stopping) return resolve();
         stopping = true;
         // Held again until it has exited: an unreferenced worker would let the process end with this

@@ -1,12 +1,13 @@
 // Issue 12: a served SQLite database is checkpointed by a worker thread (storage/sqlite-checkpointer.ts):
 // the serving connection stops checkpointing inside its commits, the worker copies the log back into the
 // database file, and if the worker cannot run the connection takes the work back.
-import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/storage/connect.js';
+import { GroupCommit } from '../../src/storage/group-commit.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { startCheckpointer } from '../../src/storage/sqlite-checkpointer.js';
 
@@ -55,14 +56,62 @@ describe('SQLite checkpoints in a worker', () => {
     }
   });
 
+  it('restarts a log that keeps growing under a steady stream of grouped commits, and loses no commit', async () => {
+    const path = join(dir, 'busy.db');
+    const store = openStore(`sqlite:${path}`, { backgroundCheckpoints: true, restartLogFrames: 200 });
+    try {
+      await migrateToLatest(store);
+      await store.db
+        .insertInto('sites')
+        .values({ id: 'site_busy', slug: 'busy', name: 'B', origin: 'http://busy.test', variant: 'A', mcp_beta: 0, created_at: 1 })
+        .execute();
+      const commit = new GroupCommit(store);
+      const insert = (at: number) =>
+        store.db
+          .insertInto('audit_events')
+          .values({ site_id: 'site_busy', at, kind: 'operator.busy', detail: 'x'.repeat(2000) })
+          .compile();
+      const checkpoints = store.checkpoints;
+      // The log's header counts its restarts (SQLite's checkpoint sequence number, bytes 12 to 15).
+      const logRestarts = () => {
+        const header = Buffer.alloc(16);
+        const fd = openSync(`${path}-wal`, 'r');
+        readSync(fd, header, 0, 16, 0);
+        closeSync(fd);
+        return header.readUInt32BE(12);
+      };
+      const restartsBefore = logRestarts();
+      let written = 0;
+      const giveUpAt = Date.now() + 15_000;
+      // Writers that never let up: without restarts, a PASSIVE checkpoint never finds the log fully copied.
+      const writer = async () => {
+        while ((checkpoints?.restarts ?? 0) < 3 && Date.now() < giveUpAt) {
+          const at = written++;
+          await commit.run(function* () {
+            yield insert(at);
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: 20 }, writer));
+      expect(checkpoints?.restarts).toBeGreaterThanOrEqual(3);
+      // The log started over (at the first commit after each restart but the last) instead of growing by every commit since the start.
+      expect(logRestarts()).toBeGreaterThanOrEqual(restartsBefore + 2);
+      const stored = await store.db
+        .selectFrom('audit_events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst();
+      expect(Number(stored?.n)).toBe(written);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('hands checkpoints back to the serving connection when the worker cannot run', async () => {
     const settings: number[] = [];
     const faults: unknown[] = [];
-    const checkpointer = startCheckpointer(
-      join(dir, 'no-such-folder', 'x.db'),
-      (pages) => settings.push(pages),
-      (error) => faults.push(error),
-    );
+    const checkpointer = startCheckpointer(join(dir, 'no-such-folder', 'x.db'), (pages) => settings.push(pages), {
+      onFault: (error) => faults.push(error),
+    });
     await until(() => faults.length > 0);
     expect(settings).toEqual([0, 1000]);
     await checkpointer.stop();
