@@ -10,6 +10,7 @@ import type { PoolStats } from '../observability/metrics.js';
 import type { Database } from './schema.js';
 import { type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
 import { InlineLimitsPlugin } from './inline-limits.js';
+import { rowReaders } from './sqlite-row-reader.js';
 import { registerSynchronousRunner } from './synchronous-statements.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -126,9 +127,10 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     const statements = withStatementCache(sqlite);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }), plugins: [new InlineLimitsPlugin()] });
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+    const readRows = rowReaders(sqlite);
     const run: RunCompiled = (query) => {
       const statement = statements.prepare(query.sql);
-      if (statement.reader) return { rows: statement.all(query.parameters as unknown[]), changes: 0 };
+      if (statement.reader) return { rows: readRows(query.sql)(query.parameters), changes: 0 };
       return { rows: [], changes: Number(statement.run(query.parameters as unknown[]).changes) };
     };
     registerSynchronousRunner(db, <R>(query: CompiledQuery<R>) => {
