@@ -3,10 +3,10 @@
 // statement per page size), precompiled queries keep a form per written value, and every form answers
 // exactly its own page. PostgreSQL keeps them bound (its prepared statements do not re-plan on binding).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/storage/connect.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
+import type { Store } from '../../src/storage/connect.js';
 import { defineQuery, WRITTEN_FORMS_KEPT } from '../../src/storage/precompiled.js';
-import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
+import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { openPeopleStore } from '../helpers/people-store.js';
 
 const pageOfPeople = defineQuery(['domain', 'limit', 'offset'], (db, p) =>
   db.selectFrom('people').select('id').where('email', 'like', p.domain).orderBy('id').limit(p.limit).offset(p.offset),
@@ -15,21 +15,13 @@ const pageOfPeople = defineQuery(['domain', 'limit', 'offset'], (db, p) =>
 for (const dialect of DIALECTS) {
   describe.skipIf(skipDialect(dialect))(`LIMIT and OFFSET values (${dialect})`, () => {
     let store: Store;
-    let cleanup: () => Promise<void>;
+    let close: () => Promise<void>;
     const ids = Array.from({ length: WRITTEN_FORMS_KEPT + 20 }, (_, i) => `p_${String(i).padStart(4, '0')}`);
     beforeAll(async () => {
-      const db = await freshDatabaseUrl(dialect);
-      cleanup = db.cleanup;
-      store = openStore(db.url);
-      await migrateToLatest(store);
-      await store.db
-        .insertInto('people')
-        .values(ids.map((id) => ({ id, email: `${id}@limits.test`, name: id, picture_url: null, password_hash: 'x', created_at: 1 })))
-        .execute();
+      ({ store, close } = await openPeopleStore(dialect, ids, 'limits.test'));
     });
     afterAll(async () => {
-      await store?.close();
-      await cleanup?.();
+      await close?.();
     });
 
     it(`are ${dialect === 'sqlite' ? 'written into the SQL text' : 'bound parameters'} of a built query`, () => {
