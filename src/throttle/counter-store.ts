@@ -1,5 +1,6 @@
 // Fixed-window counters behind every rate limit. With Redis they are shared by all nodes; without it, or
 // while Redis cannot answer, each node counts alone (a limit then holds per node, never not at all).
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 export interface CounterStore {
@@ -51,6 +52,9 @@ export class MemoryCounterStore implements CounterStore {
 const ADD_SCRIPT = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
 if c == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return c`;
+// Called by its SHA-1, as Redis recommends for scripts run often (EVALSHA): the text is sent again only
+// when Redis does not hold the script (after a restart or SCRIPT FLUSH), which EVAL then loads again.
+const ADD_SCRIPT_SHA = createHash('sha1').update(ADD_SCRIPT).digest('hex');
 
 export class RedisCounterStore implements CounterStore {
   constructor(
@@ -61,10 +65,19 @@ export class RedisCounterStore implements CounterStore {
 
   async add(key: string, by: number, ttlMs: number): Promise<number> {
     try {
-      return Number(await this.redis.eval(ADD_SCRIPT, 1, `sg:rl:${key}`, by, ttlMs));
+      return Number(await this.addInRedis(`sg:rl:${key}`, by, ttlMs));
     } catch {
       this.onFallback();
       return this.fallback.add(key, by, ttlMs);
+    }
+  }
+
+  private async addInRedis(key: string, by: number, ttlMs: number): Promise<unknown> {
+    try {
+      return await this.redis.evalsha(ADD_SCRIPT_SHA, 1, key, by, ttlMs);
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.redis.eval(ADD_SCRIPT, 1, key, by, ttlMs);
+      throw error;
     }
   }
 
