@@ -67,7 +67,8 @@ export function defineQuery<P extends string, R>(
     let forms = byAdapter.get(adapter);
     if (!forms) {
       const bound = compile(db, sentinels);
-      const written = names.filter((n) => !bound.query.parameters.includes(sentinels[n]) && bound.query.sql.includes(sentinels[n]));
+      // A bound parameter leaves only a placeholder in the SQL; a sentinel in the text was written into it.
+      const written = names.filter((n) => bound.query.sql.includes(sentinels[n]));
       forms = { bound, written, byValue: new Map() };
       byAdapter.set(adapter, forms);
     }

@@ -12,6 +12,10 @@ const pageOfPeople = defineQuery(['domain', 'limit', 'offset'], (db, p) =>
   db.selectFrom('people').select('id').where('email', 'like', p.domain).orderBy('id').limit(p.limit).offset(p.offset),
 );
 
+const createdBeforeWithLimit = defineQuery(['n'], (db, p) =>
+  db.selectFrom('people').select('id').where('created_at', '<', p.n).orderBy('id').limit(p.n),
+);
+
 for (const dialect of DIALECTS) {
   describe.skipIf(skipDialect(dialect))(`LIMIT and OFFSET values (${dialect})`, () => {
     let store: Store;
@@ -55,6 +59,9 @@ for (const dialect of DIALECTS) {
       // Other values must not be answered by an earlier form.
       expect(await page(2, 0)).toEqual(ids.slice(0, 2));
       expect(await page(3, 4)).toEqual(ids.slice(4, 7));
+      // One parameter both bound in a condition and used as the LIMIT.
+      expect((await createdBeforeWithLimit.rows(store.db, { n: 2 })).map((r) => r.id)).toEqual(ids.slice(0, 2));
+      expect((await createdBeforeWithLimit.rows(store.db, { n: 3 })).map((r) => r.id)).toEqual(ids.slice(0, 3));
       // Past the kept forms, each further value is compiled per call and still exact.
       for (let limit = 1; limit <= WRITTEN_FORMS_KEPT + 10; limit++) expect(await page(limit, 1)).toEqual(ids.slice(1, 1 + limit));
     });
