@@ -75,11 +75,23 @@ export class Metrics implements TokenObserver {
     registers: [this.registry],
   });
 
+  /**
+   * The two series of one route, method and status. prom-client hashes and validates the labels on every
+   * call otherwise, which on the fastest endpoints costs about as much as the rest of the metrics.
+   */
+  private readonly requestSeries = new Map<string, { requests: { inc(): void }; durations: { observe(value: number): void } }>();
+
   /** Records one answered request; `route` is the route template, so the label set stays bounded. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    const labels = { route, method, status: String(status) };
-    this.requests.inc(labels);
-    this.durations.observe(labels, seconds);
+    const key = `${route} ${method} ${status}`;
+    let series = this.requestSeries.get(key);
+    if (!series) {
+      const labels = { route, method, status: String(status) };
+      series = { requests: this.requests.labels(labels), durations: this.durations.labels(labels) };
+      this.requestSeries.set(key, series);
+    }
+    series.requests.inc();
+    series.durations.observe(seconds);
   }
 
   issued(grantType: string): void {
