@@ -25,6 +25,25 @@ export type MemberAppLookup = (siteId: string, clientId: string) => Promise<Memb
 /** A site's own decision on a Client ID Metadata Document client, or null (the platform default). */
 export type ClientDecisionLookup = (siteId: string, clientId: string) => Promise<ClientDecision | null>;
 
+/** A member application as a client; frozen, because every request that resolves it shares the object. */
+function memberAppClient(app: MemberClientsTable): Client {
+  const ceiling = audienceScopes('member');
+  const granted = app.scopes.split(' ');
+  const redirectUris: string[] = Object.freeze(JSON.parse(app.redirect_uris) as string[]) as string[];
+  const allowedScopes: string[] = Object.freeze(ceiling.filter((s) => granted.includes(s))) as string[];
+  return Object.freeze({
+    clientId: app.client_id,
+    name: app.name,
+    audience: 'member',
+    source: 'member-app',
+    authMethod: app.kind === 'confidential' ? 'client_secret_post' : 'none',
+    secretHash: app.secret_hash,
+    redirectUris,
+    allowedScopes,
+    documentHost: null,
+  });
+}
+
 export function createClientResolver(
   memberApps: MemberAppLookup,
   vendors: readonly VendorIntegration[],
@@ -32,6 +51,7 @@ export function createClientResolver(
   decisions: ClientDecisionLookup,
 ): ClientResolver {
   const vendorById = new Map(vendors.map((v) => [v.client_id, v]));
+  const memberClients = new WeakMap<MemberClientsTable, Client>();
   return {
     audienceOf(clientId) {
       return cimd.isCimdClientId(clientId) || vendorById.has(clientId) ? 'operator' : 'member';
@@ -92,19 +112,13 @@ export function createClientResolver(
           `${site.name} has turned off MCP connections, so its member applications cannot be used for now. Contact the school.`,
         );
       }
-      const ceiling = audienceScopes('member');
-      const granted = app.scopes.split(' ');
-      return {
-        clientId: app.client_id,
-        name: app.name,
-        audience: 'member',
-        source: 'member-app',
-        authMethod: app.kind === 'confidential' ? 'client_secret_post' : 'none',
-        secretHash: app.secret_hash,
-        redirectUris: JSON.parse(app.redirect_uris) as string[],
-        allowedScopes: ceiling.filter((s) => granted.includes(s)),
-        documentHost: null,
-      };
+      // A cached row is the same object on every hit: its client is built once (the row's JSON parsed once).
+      let client = memberClients.get(app);
+      if (!client) {
+        client = memberAppClient(app);
+        memberClients.set(app, client);
+      }
+      return client;
     },
   };
 }
