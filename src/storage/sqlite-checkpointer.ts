@@ -106,7 +106,8 @@ export function startCheckpointer(
         resolve();
       };
     });
-    // The timeout ends only the wait: a restart still under way ends the pause when it reports.
+    // Past the timeout the writes go on; a restart still under way then finishes on its own, waiting for the
+    // writer's lock between commits like any other checkpoint that needs it.
     void done.then(() => {
       if (pause?.done === done) pause = undefined;
     });
