@@ -123,6 +123,7 @@ export function createServices(deps: AppDeps): Services {
   const rotations = new GroupCommit(deps.store);
   metrics.watchGroupCommit(rotations.stats);
   if (deps.store.poolStats) metrics.watchPool(deps.store.poolStats);
+  if (deps.store.checkpoints) metrics.watchCheckpoints(deps.store.checkpoints);
   const localCounters = new MemoryCounterStore(() => clock.now());
   const counters = redis ? new RedisCounterStore(redis, localCounters, () => metrics.redisFallback()) : localCounters;
   const throttle = new Throttle(

@@ -2,6 +2,7 @@
 // metrics listener beside the main one) never mix their numbers. Process metrics (CPU, memory, event loop,
 // GC) are collected once per process and merged in at scrape time.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Checkpointer } from '../storage/sqlite-checkpointer.js';
 import type { CacheStats } from './cache-stats.js';
 
 let processRegistry: Registry | undefined;
@@ -138,6 +139,32 @@ export class Metrics implements TokenObserver {
         this.reset();
         this.inc({ counted: 'units' }, stats.units);
         this.inc({ counted: 'transactions' }, stats.transactions);
+      },
+    });
+  }
+
+  /**
+   * The SQLite checkpoint worker (storage/sqlite-checkpointer.ts): checkpoints run, how many restarted the
+   * log, and the frames in the log at the latest one. A log that keeps growing means restarts are failing.
+   */
+  watchCheckpoints(checkpoints: Pick<Checkpointer, 'runs' | 'restarts' | 'last'>): void {
+    new Counter({
+      name: 'schoolgate_sqlite_checkpoints_total',
+      help: 'Checkpoints of the SQLite log by the checkpoint worker, by kind: all runs, or restarts of the log',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ kind: 'all' }, checkpoints.runs);
+        this.inc({ kind: 'restart' }, checkpoints.restarts);
+      },
+    });
+    new Gauge({
+      name: 'schoolgate_sqlite_log_frames',
+      help: 'Frames (pages) in the SQLite log at the latest checkpoint',
+      registers: [this.registry],
+      collect() {
+        this.set(checkpoints.last?.log ?? 0);
       },
     });
   }

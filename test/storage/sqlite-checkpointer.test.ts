@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Metrics } from '../../src/observability/metrics.js';
 import { openStore } from '../../src/storage/connect.js';
 import { GroupCommit } from '../../src/storage/group-commit.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
@@ -101,6 +102,13 @@ describe('SQLite checkpoints in a worker', () => {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirst();
       expect(Number(stored?.n)).toBe(written);
+      // Operators see the restarts and the log's size in the metrics.
+      const metrics = new Metrics();
+      if (checkpoints) metrics.watchCheckpoints(checkpoints);
+      const { body } = await metrics.scrape();
+      const restarts = Number(/schoolgate_sqlite_checkpoints_total\{kind="restart"\} (\d+)/.exec(body)?.[1]);
+      expect(restarts).toBeGreaterThanOrEqual(3);
+      expect(body).toMatch(/schoolgate_sqlite_log_frames \d+/);
     } finally {
       await store.close();
     }
