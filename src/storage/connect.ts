@@ -10,7 +10,7 @@ import type { PoolStats } from '../observability/metrics.js';
 import type { Database } from './schema.js';
 import { type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
 import { InlineLimitsPlugin } from './inline-limits.js';
-import { rowReaders } from './sqlite-row-reader.js';
+import { statementRunner } from './sqlite-statement-runner.js';
 import { registerSynchronousRunner } from './synchronous-statements.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -25,7 +25,8 @@ export interface Store {
   externalWriteVersion?: () => number;
   /**
    * SQLite only: runs `work` as one transaction on the connection, synchronously, its statements through
-   * the same statement cache; the caller must hold Kysely's connection (storage/group-commit.ts).
+   * the synchronous runner (storage/sqlite-statement-runner.ts); the caller must hold Kysely's connection
+   * (storage/group-commit.ts).
    */
   sqliteTransaction?: <T>(work: (run: RunCompiled) => T) => T;
   /** PostgreSQL only: the connection pool's state, for the metrics. */
@@ -127,12 +128,8 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     const statements = withStatementCache(sqlite);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }), plugins: [new InlineLimitsPlugin()] });
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-    const readRows = rowReaders(sqlite);
-    const run: RunCompiled = (query) => {
-      const statement = statements.prepare(query.sql);
-      if (statement.reader) return { rows: readRows(query.sql)(query.parameters), changes: 0 };
-      return { rows: [], changes: Number(statement.run(query.parameters as unknown[]).changes) };
-    };
+    const runStatement = statementRunner(sqlite);
+    const run: RunCompiled = (query) => runStatement(query.sql, query.parameters);
     registerSynchronousRunner(db, <R>(query: CompiledQuery<R>) => {
       if (sqlite.inTransaction) return undefined;
       const { rows, changes } = run(query);
@@ -145,10 +142,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
             (pages) => {
               if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${pages}`);
             },
-            {
-              ...(options.onCheckpointFault ? { onFault: options.onCheckpointFault } : {}),
-              ...(options.restartLogFrames ? { restartLogFrames: options.restartLogFrames } : {}),
-            },
+            { onFault: options.onCheckpointFault, restartLogFrames: options.restartLogFrames },
           )
         : undefined;
     return {

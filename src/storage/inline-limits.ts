@@ -21,7 +21,7 @@ import {
 } from 'kysely';
 
 /** A value precompiled queries use to stand for one of their parameters (storage/precompiled.ts). */
-export function isParameterSentinel(value: unknown): value is string {
+function isParameterSentinel(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith(SENTINEL_PREFIX);
 }
 export const SENTINEL_PREFIX = '\u0000param:';

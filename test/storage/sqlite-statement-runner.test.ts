@@ -1,15 +1,16 @@
-// storage/sqlite-row-reader.ts: the hot statements' rows are read as arrays and built by a constructor per
+// storage/sqlite-statement-runner.ts: the hot statements' rows are read as arrays and built by a constructor per
 // statement; they must be exactly the objects better-sqlite3 itself gives, whatever the columns hold or
 // are called.
 import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rowReaders } from '../../src/storage/sqlite-row-reader.js';
+import { statementRunner } from '../../src/storage/sqlite-statement-runner.js';
 
 const sqlite = new SQLite(':memory:');
 sqlite.exec(`create table t (id integer primary key, name text, score real, data blob, note text);
   insert into t values (1, 'a', 1.5, x'00ff', null), (2, 'it''s "quoted"', -2, null, 'n');`);
 afterAll(() => sqlite.close());
-const read = rowReaders(sqlite);
+const run = statementRunner(sqlite);
+const read = (sql: string) => (parameters: unknown[]) => run(sql, parameters).rows;
 
 describe('SQLite rows read as arrays and built per statement', () => {
   it('answers the same rows as better-sqlite3 for every column type, null and quoted text', () => {
