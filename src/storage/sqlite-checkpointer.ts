@@ -98,20 +98,20 @@ export function startCheckpointer(
     pause = undefined;
   };
   const pauseForRestart = () => {
-    let end = () => {};
-    const done = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, RESTART_WAIT_MS);
-      end = () => {
-        clearTimeout(timer);
-        resolve();
-      };
+    let resolve = () => {};
+    const done = new Promise<void>((settle) => {
+      resolve = settle;
     });
     // Past the timeout the writes go on; a restart still under way then finishes on its own, waiting for the
     // writer's lock between commits like any other checkpoint that needs it.
-    void done.then(() => {
-      if (pause?.done === done) pause = undefined;
-    });
-    pause = { done, end };
+    const timer = setTimeout(endPause, RESTART_WAIT_MS);
+    pause = {
+      done,
+      end: () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    };
     worker.postMessage('restart');
   };
   setAutocheckpoint(0);
