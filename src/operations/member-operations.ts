@@ -2,13 +2,7 @@
 // data at the token's site. They call the same domain functions as the member GraphQL API
 // (member-api/schema.ts), so both doors give the same data under the same rules.
 import { z } from 'zod';
-import {
-  completedLectureCounts,
-  lectureCountsByCourse,
-  lecturesByIds,
-  listEnrollmentsWithTotal,
-  progressPercent,
-} from '../school/enrollments.repository.js';
+import { listEnrollmentsWithProgress, progressPercent } from '../school/enrollments.repository.js';
 import { countEventRegistrations, listEventRegistrations } from '../school/event-registrations.repository.js';
 import {
   countNotifications,
@@ -87,21 +81,9 @@ export const listMyEnrollments = defineOperation({
   annotations: READ_ONLY,
   userContent: ['items[].course.title', 'items[].course.subtitle', 'items[].lastWatchedLecture.title'],
   async handle(ctx, input) {
-    const scope = memberScope(ctx);
-    const { page, total } = await listEnrollmentsWithTotal(scope, pageRequest(input), ctx.clock.now());
-    const records = page.edges.map((e) => e.node);
-    const [lectureTotals, completed, lectures] = await Promise.all([
-      lectureCountsByCourse(scope, [...new Set(records.map((r) => r.course.id))]),
-      completedLectureCounts(
-        scope,
-        records.map((r) => r.id),
-      ),
-      lecturesByIds(scope, [...new Set(records.flatMap((r) => (r.lastLectureId === null ? [] : [r.lastLectureId])))]),
-    ]);
+    const { page, total } = await listEnrollmentsWithProgress(memberScope(ctx), pageRequest(input), ctx.clock.now());
     return paged(page, total, (r) => {
-      const totalLectures = lectureTotals.get(r.course.id) ?? 0;
-      const completedLectures = completed.get(r.id) ?? 0;
-      const last = r.lastLectureId === null ? undefined : lectures.get(r.lastLectureId);
+      const { totalLectures, completedLectures, lastLecture: last } = r;
       return {
         id: r.id,
         course: { id: r.course.id, slug: r.course.slug, title: r.course.title, subtitle: r.course.subtitle },

@@ -7,7 +7,7 @@ import {
   lectureCountsByCourse,
   lecturesByIds,
   listEnrollments,
-  listEnrollmentsWithTotal,
+  listEnrollmentsWithProgress,
   progressPercent,
 } from '../../src/school/enrollments.repository.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -105,15 +105,18 @@ for (const dialect of DIALECTS) {
       let after: string | null = null;
       for (let round = 0; round < 4; round += 1) {
         const request = { first: 3, after };
-        const withTotal = await listEnrollmentsWithTotal(scopeOf(pagerId), request, TEST_NOW);
-        expect(withTotal.page).toEqual(await listEnrollments(scopeOf(pagerId), request, TEST_NOW));
+        const withTotal = await listEnrollmentsWithProgress(scopeOf(pagerId), request, TEST_NOW);
+        const plain = await listEnrollments(scopeOf(pagerId), request, TEST_NOW);
+        expect(withTotal.page.edges.map((e) => e.node.id)).toEqual(plain.edges.map((e) => e.node.id));
+        expect(withTotal.page.edges).toEqual(plain.edges.map((e) => ({ ...e, node: expect.objectContaining(e.node) })));
+        expect(withTotal.page.endCursor).toBe(plain.endCursor);
         expect(withTotal.total).toBe(7);
         if (!withTotal.page.hasNextPage) break;
         after = withTotal.page.endCursor;
       }
-      const none = await listEnrollmentsWithTotal(scopeOf(pagerId, world.studioSiteId), { first: 3 }, TEST_NOW);
+      const none = await listEnrollmentsWithProgress(scopeOf(pagerId, world.studioSiteId), { first: 3 }, TEST_NOW);
       expect(none).toEqual({ page: { edges: [], hasNextPage: false, endCursor: null }, total: 0 });
-      const oneAtStudio = await listEnrollmentsWithTotal(scopeOf(world.studentId, world.studioSiteId), { first: 3 }, TEST_NOW);
+      const oneAtStudio = await listEnrollmentsWithProgress(scopeOf(world.studentId, world.studioSiteId), { first: 3 }, TEST_NOW);
       expect(oneAtStudio.total).toBe(1);
     });
 
@@ -162,6 +165,72 @@ for (const dialect of DIALECTS) {
       expect((await lecturesByIds({ db: s.db, siteId: world.academySiteId }, [studioLecture.id])).size).toBe(0);
       expect((await lectureCountsByCourse({ db: s.db, siteId: world.academySiteId }, [studioLecture.course_id])).size).toBe(0);
       expect((await lecturesByIds({ db: s.db, siteId: world.studioSiteId }, [studioLecture.id])).size).toBe(1);
+    });
+
+    it('reads each enrolment’s lecture counts and resume lecture in the page statement, as the separate lookups do', async () => {
+      const own = await listEnrollments(scopeOf(world.studentId), { first: 100 }, TEST_NOW);
+      const typescript = own.edges.find((e) => e.node.course.slug === 'typescript-fundamentals')!.node;
+      // A progress row for a lecture of another course is not counted, and a resume lecture of another
+      // site is not shown: the same rules as completedLectureCounts and lecturesByIds.
+      const otherCourseLecture = await s.db
+        .selectFrom('lectures')
+        .where('site_id', '=', world.academySiteId)
+        .where('course_id', '!=', typescript.course.id)
+        .select('id')
+        .executeTakeFirstOrThrow();
+      await s.db
+        .insertInto('lecture_progress')
+        .values({ site_id: world.academySiteId, enrollment_id: typescript.id, lecture_id: otherCourseLecture.id, completed_at: TEST_NOW })
+        .execute();
+      const studioLecture = await s.db
+        .selectFrom('lectures')
+        .where('site_id', '=', world.studioSiteId)
+        .select('id')
+        .executeTakeFirstOrThrow();
+      const academyLecture = await s.db
+        .selectFrom('lectures')
+        .where('site_id', '=', world.academySiteId)
+        .select('id')
+        .executeTakeFirstOrThrow();
+      await s.db
+        .updateTable('enrollments')
+        .set({ last_lecture_id: studioLecture.id, last_position_seconds: 5 })
+        .where('id', '=', 'enr_pager_0')
+        .execute();
+      await s.db
+        .updateTable('enrollments')
+        .set({ last_lecture_id: academyLecture.id, last_position_seconds: 7 })
+        .where('id', '=', 'enr_pager_1')
+        .execute();
+
+      for (const personId of [world.studentId, pagerId]) {
+        const scope = scopeOf(personId);
+        const { page, total } = await listEnrollmentsWithProgress(scope, { first: 100 }, TEST_NOW);
+        const records = page.edges.map((e) => e.node);
+        expect(total).toBe(records.length);
+        const totals = await lectureCountsByCourse(scope, [...new Set(records.map((r) => r.course.id))]);
+        const completed = await completedLectureCounts(
+          scope,
+          records.map((r) => r.id),
+        );
+        const lectures = await lecturesByIds(
+          scope,
+          records.flatMap((r) => (r.lastLectureId ? [r.lastLectureId] : [])),
+        );
+        for (const r of records) {
+          expect(r.totalLectures).toBe(totals.get(r.course.id) ?? 0);
+          expect(r.completedLectures).toBe(completed.get(r.id) ?? 0);
+          const last = r.lastLectureId === null ? undefined : lectures.get(r.lastLectureId);
+          expect(r.lastLecture).toEqual(last ? { id: last.id, title: last.title, durationSeconds: last.durationSeconds } : null);
+        }
+        if (personId === pagerId) {
+          expect(records.find((r) => r.id === 'enr_pager_0')?.lastLecture).toBeNull();
+          expect(records.find((r) => r.id === 'enr_pager_1')?.lastLecture?.id).toBe(academyLecture.id);
+        } else {
+          expect(records.find((r) => r.id === typescript.id)?.completedLectures).toBe(5);
+          expect(records.some((r) => r.totalLectures > 0 && r.lastLecture !== null)).toBe(true);
+        }
+      }
     });
   });
 }
