@@ -147,16 +147,17 @@ export class Metrics implements TokenObserver {
    * The SQLite checkpoint worker (storage/sqlite-checkpointer.ts): checkpoints run, how many restarted the
    * log, and the frames in the log at the latest one. A log that keeps growing means restarts are failing.
    */
-  watchCheckpoints(checkpoints: Pick<Checkpointer, 'runs' | 'restarts' | 'last'>): void {
+  watchCheckpoints(checkpoints: Pick<Checkpointer, 'runs' | 'restarts' | 'catchUps' | 'last'>): void {
     new Counter({
       name: 'schoolgate_sqlite_checkpoints_total',
-      help: 'Checkpoints of the SQLite log by the checkpoint worker, by kind: all runs, or restarts of the log',
+      help: 'Checkpoints of the SQLite log by the checkpoint worker, by kind: all scheduled runs, restarts of the log, or copies run again just before a restart (catch_up)',
       labelNames: ['kind'] as const,
       registers: [this.registry],
       collect() {
         this.reset();
         this.inc({ kind: 'all' }, checkpoints.runs);
         this.inc({ kind: 'restart' }, checkpoints.restarts);
+        this.inc({ kind: 'catch_up' }, checkpoints.catchUps);
       },
     });
     new Gauge({

@@ -95,6 +95,8 @@ describe('SQLite checkpoints in a worker', () => {
       };
       await Promise.all(Array.from({ length: 20 }, writer));
       expect(checkpoints?.restarts).toBeGreaterThanOrEqual(3);
+      // Each restart was asked for only after the log had been copied again, so that it had little left to copy.
+      expect(checkpoints?.catchUps).toBeGreaterThanOrEqual(checkpoints?.restarts ?? 0);
       // The log started over (at the first commit after each restart but the last) instead of growing by every commit since the start.
       expect(logRestarts()).toBeGreaterThanOrEqual(restartsBefore + 2);
       const stored = await store.db
@@ -108,6 +110,7 @@ describe('SQLite checkpoints in a worker', () => {
       const { body } = await metrics.scrape();
       const restarts = Number(/schoolgate_sqlite_checkpoints_total\{kind="restart"\} (\d+)/.exec(body)?.[1]);
       expect(restarts).toBeGreaterThanOrEqual(3);
+      expect(Number(/schoolgate_sqlite_checkpoints_total\{kind="catch_up"\} (\d+)/.exec(body)?.[1])).toBeGreaterThanOrEqual(3);
       expect(body).toMatch(/schoolgate_sqlite_log_frames \d+/);
     } finally {
       await store.close();
