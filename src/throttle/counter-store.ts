@@ -3,9 +3,27 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
+/** A counter that must stay under its limit for another one to be added to. */
+export interface Guard {
+  key: string;
+  limit: number;
+}
+
+/** What addUnless did: `stoppedBy` is the index of the first guard at its limit (nothing was added), or -1. */
+export interface GuardedAdd {
+  stoppedBy: number;
+  /** The stopping guard's count, or the added counter's new count. */
+  count: number;
+}
+
 export interface CounterStore {
   /** Adds `by` to the counter `key` of a window that ends in `ttlMs`; answers the new count. */
   add(key: string, by: number, ttlMs: number): Promise<number>;
+  /**
+   * Adds `by` to `key` unless one of `guards` has reached its limit, in one step (one round trip where the
+   * store is remote): the back channel's address budgets and the client's own are settled together.
+   */
+  addUnless(guards: readonly Guard[], key: string, by: number, ttlMs: number): Promise<GuardedAdd>;
   /** The current counts of `keys` (0 when absent), in one round trip where the store is remote. */
   read(keys: readonly string[]): Promise<number[]>;
 }
@@ -32,10 +50,21 @@ export class MemoryCounterStore implements CounterStore {
 
   async read(keys: readonly string[]): Promise<number[]> {
     const now = this.now();
-    return keys.map((key) => {
-      const entry = this.counters.get(key);
-      return entry && entry.expiresAt > now ? entry.count : 0;
-    });
+    return keys.map((key) => this.count(key, now));
+  }
+
+  async addUnless(guards: readonly Guard[], key: string, by: number, ttlMs: number): Promise<GuardedAdd> {
+    const now = this.now();
+    for (const [i, guard] of guards.entries()) {
+      const count = this.count(guard.key, now);
+      if (count >= guard.limit) return { stoppedBy: i, count };
+    }
+    return { stoppedBy: -1, count: await this.add(key, by, ttlMs) };
+  }
+
+  private count(key: string, now: number): number {
+    const entry = this.counters.get(key);
+    return entry && entry.expiresAt > now ? entry.count : 0;
   }
 
   private sweep(now: number): void {
@@ -52,9 +81,22 @@ export class MemoryCounterStore implements CounterStore {
 const ADD_SCRIPT = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
 if c == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return c`;
-// Called by its SHA-1, as Redis recommends for scripts run often (EVALSHA): the text is sent again only
+// The guards (KEYS[1..n-1] under the limits ARGV[1..n-1]) are read, and the last key is added to only if
+// none is at its limit: { index of the stopping guard or 0, its count or the new count }.
+const ADD_UNLESS_SCRIPT = `local n = #KEYS
+for i = 1, n - 1 do
+  local g = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if g >= tonumber(ARGV[i]) then return {i, g} end
+end
+local by = tonumber(ARGV[n])
+local c = redis.call('INCRBY', KEYS[n], by)
+if c == by then redis.call('PEXPIRE', KEYS[n], ARGV[n + 1]) end
+return {0, c}`;
+// Called by their SHA-1, as Redis recommends for scripts run often (EVALSHA): the text is sent again only
 // when Redis does not hold the script (after a restart or SCRIPT FLUSH), which EVAL then loads again.
-const ADD_SCRIPT_SHA = createHash('sha1').update(ADD_SCRIPT).digest('hex');
+const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
+const ADD_SCRIPT_SHA = sha1(ADD_SCRIPT);
+const ADD_UNLESS_SCRIPT_SHA = sha1(ADD_UNLESS_SCRIPT);
 
 export class RedisCounterStore implements CounterStore {
   constructor(
@@ -72,11 +114,30 @@ export class RedisCounterStore implements CounterStore {
     }
   }
 
-  private async addInRedis(key: string, by: number, ttlMs: number): Promise<unknown> {
+  private addInRedis(key: string, by: number, ttlMs: number): Promise<unknown> {
+    return this.run(ADD_SCRIPT, ADD_SCRIPT_SHA, [key], [by, ttlMs]);
+  }
+
+  async addUnless(guards: readonly Guard[], key: string, by: number, ttlMs: number): Promise<GuardedAdd> {
     try {
-      return await this.redis.evalsha(ADD_SCRIPT_SHA, 1, key, by, ttlMs);
+      const keys = [...guards.map((g) => `sg:rl:${g.key}`), `sg:rl:${key}`];
+      const [index, count] = (await this.run(ADD_UNLESS_SCRIPT, ADD_UNLESS_SCRIPT_SHA, keys, [
+        ...guards.map((g) => g.limit),
+        by,
+        ttlMs,
+      ])) as [number, number];
+      return { stoppedBy: Number(index) - 1, count: Number(count) };
+    } catch {
+      this.onFallback();
+      return this.fallback.addUnless(guards, key, by, ttlMs);
+    }
+  }
+
+  private async run(script: string, sha: string, keys: string[], args: Array<string | number>): Promise<unknown> {
+    try {
+      return await this.redis.evalsha(sha, keys.length, ...keys, ...args);
     } catch (error) {
-      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.redis.eval(ADD_SCRIPT, 1, key, by, ttlMs);
+      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.redis.eval(script, keys.length, ...keys, ...args);
       throw error;
     }
   }

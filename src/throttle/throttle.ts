@@ -3,6 +3,9 @@
 // the form @fastify/rate-limit and most gateways send), RateLimit-Policy and Retry-After (RFC 9110 10.2.3).
 import type { CounterStore } from './counter-store.js';
 
+/** A budget and the key it is counted under. */
+export type Charge = readonly [budget: Budget, key: string];
+
 export interface Budget {
   /** Names the counter family; part of every key. */
   readonly name: string;
@@ -89,12 +92,44 @@ export class Throttle {
    * Throws RateLimitExceeded for the first of these budgets that is used up, without spending any; the
    * counters are read together (one round trip to Redis).
    */
-  async check(...budgets: ReadonlyArray<readonly [budget: Budget, key: string]>): Promise<void> {
+  async check(...budgets: readonly Charge[]): Promise<void> {
     const windows = budgets.map(([budget, key]) => this.window(budget, key));
     const counts = await this.store.read(windows.map((w) => w.counter));
     budgets.forEach(([budget], i) => {
       const count = counts[i] ?? 0;
       if (count >= budget.limit) throw this.exceeded(budget, this.tally(budget, count, windows[i]?.resetSeconds ?? 1));
     });
+  }
+
+  /**
+   * `take`, unless one of `guards` is used up: then RateLimitExceeded for the first such guard, and nothing
+   * is spent. The check and the spending are one step (one round trip to Redis).
+   */
+  async takeUnless(guards: readonly Charge[], budget: Budget, key: string): Promise<Tally> {
+    return this.spendUnless(guards, budget, key, true);
+  }
+
+  /** `record`, unless one of `guards` is used up: then RateLimitExceeded for the first such guard. */
+  async recordUnless(guards: readonly Charge[], budget: Budget, key: string): Promise<void> {
+    await this.spendUnless(guards, budget, key, false);
+  }
+
+  private async spendUnless(guards: readonly Charge[], budget: Budget, key: string, limited: boolean): Promise<Tally> {
+    const guardWindows = guards.map(([guard, guardKey]) => this.window(guard, guardKey));
+    const w = this.window(budget, key);
+    const outcome = await this.store.addUnless(
+      guards.map(([guard], i) => ({ key: guardWindows[i]?.counter ?? '', limit: guard.limit })),
+      w.counter,
+      1,
+      w.ttlMs,
+    );
+    const stopping = guards[outcome.stoppedBy];
+    if (stopping) {
+      const [guard] = stopping;
+      throw this.exceeded(guard, this.tally(guard, outcome.count, guardWindows[outcome.stoppedBy]?.resetSeconds ?? 1));
+    }
+    const tally = this.tally(budget, outcome.count, w.resetSeconds);
+    if (limited && outcome.count > budget.limit) throw this.exceeded(budget, tally);
+    return tally;
   }
 }

@@ -91,7 +91,7 @@ for (const dialect of DIALECTS) {
     });
     afterAll(() => server?.close());
 
-    it('after failed_client_auth_per_minute wrong secrets the address gets 429 before any secret is compared, even the right one', async () => {
+    it('after failed_client_auth_per_minute wrong secrets the address gets 429 whatever the secret, even the right one', async () => {
       for (let i = 0; i < FAILURES; i++) {
         const res = await introspect(server.academy, 'wrong-secret');
         expect(res.status, `attempt ${i + 1}`).toBe(401);

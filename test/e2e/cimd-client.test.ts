@@ -260,6 +260,34 @@ for (const dialect of DIALECTS) {
       expect(cimd.hits('/late.json')).toBe(2);
     });
 
+    describe('from an address that used up its failed-authentication budget', () => {
+      let tight: DemoServer;
+      beforeAll(async () => {
+        tight = await startDemoServer(dialect, {
+          platform: (p) => {
+            p.limits.failed_client_auth_per_minute = 2;
+          },
+        });
+      });
+      afterAll(() => tight?.close());
+
+      it('answers the token endpoint with 429 and fetches no document for a document client', async () => {
+        for (let i = 0; i < 2; i++) {
+          const failed = await tokenRequest(tight.academy, {
+            grant_type: 'refresh_token',
+            refresh_token: 'sgr_x',
+            client_id: 'academy-member-web',
+            client_secret: 'wrong-secret',
+          });
+          expect(failed.status, `attempt ${i + 1}`).toBe(401);
+        }
+        const clientId = publish('/limited-address.json');
+        const answer = await tokenRequest(tight.academy, { grant_type: 'refresh_token', refresh_token: 'sgr_x', client_id: clientId });
+        expect(answer.status).toBe(429);
+        expect(cimd.hits('/limited-address.json')).toBe(0);
+      });
+    });
+
     describe('with a host that is not on the allowlist', () => {
       let closed: DemoServer;
       beforeAll(async () => {

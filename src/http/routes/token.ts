@@ -61,9 +61,11 @@ const introspectResponse = z.object({
 export function registerTokenRoutes(app: FastifyInstance, services: Services): void {
   const ctx = services.tokenContext;
 
-  /** Runs a back-channel core under its rate limits (back-channel-limits.ts says which budget pays). */
+  /**
+   * Runs a back-channel core under its rate limits (back-channel-limits.ts says which budget pays): the
+   * client's admission or the refusal's record also turns away an address that used up its budgets.
+   */
   async function limited<T>(request: FastifyRequest, core: (caller: Caller) => Promise<T>): Promise<T> {
-    await ctx.limits.admitAddress(request.ip);
     const caller: Caller = { authorization: request.headers.authorization, address: request.ip };
     try {
       return await core(caller);

@@ -112,6 +112,10 @@ export async function authenticateCaller(
   params: RawParams,
   caller: Caller,
 ): Promise<Client> {
+  // A Client ID Metadata Document may have to be fetched to resolve the client: not for an address that
+  // has used up its budgets (the others are read from the store, and their address is checked below).
+  const claimed = parseBasicCredentials(site, caller.authorization)?.clientId ?? single(params, 'client_id');
+  if (claimed !== undefined && ctx.clients.audienceOf(claimed) === 'operator') await ctx.limits.admitAddress(caller.address);
   const client = await authenticateClient(ctx.clients, site, params, caller.authorization);
   caller.client = client;
   await ctx.limits.admitClient(site, client, caller.address);
