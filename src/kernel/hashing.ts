@@ -2,8 +2,10 @@
 // High-entropy values need no slow KDF: SHA-256 is preimage-resistant and keeps lookups indexable.
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
 
-/** SHA-256 of a token, base64url: the only form in which tokens are stored. */
-// One-shot `hash` (Node 20.12+) builds no Hash object: a third of createHash's time, on every request.
+/**
+ * SHA-256 of a token, base64url: the only form in which tokens are stored. The one-shot `hash` (Node
+ * 20.12+) builds no Hash object: a third of createHash's time, on every request.
+ */
 export function hashToken(token: string): string {
   return hash('sha256', token, 'base64url');
 }

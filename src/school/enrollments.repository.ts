@@ -128,10 +128,6 @@ export async function listEnrollments(scope: MemberScope, request: PageRequest, 
   );
 }
 
-/**
- * A page and the number of all the member's enrolments, for callers that show both (the member tools):
- * a first page reads both in one statement; a later page reads the count beside it.
- */
 /** An enrolment with what the member tools show beside it: lecture counts and the lecture to resume. */
 export interface EnrollmentProgressRecord extends EnrollmentRecord {
   totalLectures: number;

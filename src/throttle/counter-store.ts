@@ -77,12 +77,9 @@ export class MemoryCounterStore implements CounterStore {
   }
 }
 
-// INCRBY and PEXPIRE in one step, so a counter never outlives its window even if a node dies between them.
-const ADD_SCRIPT = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
-if c == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return c`;
 // The guards (KEYS[1..n-1] under the limits ARGV[1..n-1]) are read, and the last key is added to only if
-// none is at its limit: { index of the stopping guard or 0, its count or the new count }.
+// none is at its limit: { index of the stopping guard or 0, its count or the new count }. INCRBY and
+// PEXPIRE in one step, so a counter never outlives its window even if a node dies between them.
 const ADD_UNLESS_SCRIPT = `local n = #KEYS
 for i = 1, n - 1 do
   local g = tonumber(redis.call('GET', KEYS[i]) or '0')
@@ -92,11 +89,9 @@ local by = tonumber(ARGV[n])
 local c = redis.call('INCRBY', KEYS[n], by)
 if c == by then redis.call('PEXPIRE', KEYS[n], ARGV[n + 1]) end
 return {0, c}`;
-// Called by their SHA-1, as Redis recommends for scripts run often (EVALSHA): the text is sent again only
+// Called by its SHA-1, as Redis recommends for scripts run often (EVALSHA): the text is sent again only
 // when Redis does not hold the script (after a restart or SCRIPT FLUSH), which EVAL then loads again.
-const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
-const ADD_SCRIPT_SHA = sha1(ADD_SCRIPT);
-const ADD_UNLESS_SCRIPT_SHA = sha1(ADD_UNLESS_SCRIPT);
+const ADD_UNLESS_SCRIPT_SHA = createHash('sha1').update(ADD_UNLESS_SCRIPT).digest('hex');
 
 export class RedisCounterStore implements CounterStore {
   constructor(
@@ -106,26 +101,13 @@ export class RedisCounterStore implements CounterStore {
   ) {}
 
   async add(key: string, by: number, ttlMs: number): Promise<number> {
-    try {
-      return Number(await this.addInRedis(`sg:rl:${key}`, by, ttlMs));
-    } catch {
-      this.onFallback();
-      return this.fallback.add(key, by, ttlMs);
-    }
-  }
-
-  private addInRedis(key: string, by: number, ttlMs: number): Promise<unknown> {
-    return this.run(ADD_SCRIPT, ADD_SCRIPT_SHA, [key], [by, ttlMs]);
+    return (await this.addUnless([], key, by, ttlMs)).count;
   }
 
   async addUnless(guards: readonly Guard[], key: string, by: number, ttlMs: number): Promise<GuardedAdd> {
     try {
       const keys = [...guards.map((g) => `sg:rl:${g.key}`), `sg:rl:${key}`];
-      const [index, count] = (await this.run(ADD_UNLESS_SCRIPT, ADD_UNLESS_SCRIPT_SHA, keys, [
-        ...guards.map((g) => g.limit),
-        by,
-        ttlMs,
-      ])) as [number, number];
+      const [index, count] = (await this.run(keys, [...guards.map((g) => g.limit), by, ttlMs])) as [number, number];
       return { stoppedBy: Number(index) - 1, count: Number(count) };
     } catch {
       this.onFallback();
@@ -133,11 +115,12 @@ export class RedisCounterStore implements CounterStore {
     }
   }
 
-  private async run(script: string, sha: string, keys: string[], args: Array<string | number>): Promise<unknown> {
+  private async run(keys: string[], args: number[]): Promise<unknown> {
     try {
-      return await this.redis.evalsha(sha, keys.length, ...keys, ...args);
+      return await this.redis.evalsha(ADD_UNLESS_SCRIPT_SHA, keys.length, ...keys, ...args);
     } catch (error) {
-      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.redis.eval(script, keys.length, ...keys, ...args);
+      if (error instanceof Error && error.message.startsWith('NOSCRIPT'))
+        return this.redis.eval(ADD_UNLESS_SCRIPT, keys.length, ...keys, ...args);
       throw error;
     }
   }

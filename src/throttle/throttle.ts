@@ -74,18 +74,13 @@ export class Throttle {
   }
 
   /** Spends one unit; throws RateLimitExceeded when the budget was already used up. */
-  async take(budget: Budget, key: string): Promise<Tally> {
-    const w = this.window(budget, key);
-    const count = await this.store.add(w.counter, 1, w.ttlMs);
-    const tally = this.tally(budget, count, w.resetSeconds);
-    if (count > budget.limit) throw this.exceeded(budget, tally);
-    return tally;
+  take(budget: Budget, key: string): Promise<Tally> {
+    return this.spendUnless([], budget, key, true);
   }
 
   /** Spends one unit and never throws: records a failure whose own answer is already decided. */
   async record(budget: Budget, key: string): Promise<void> {
-    const w = this.window(budget, key);
-    await this.store.add(w.counter, 1, w.ttlMs);
+    await this.spendUnless([], budget, key, false);
   }
 
   /**
@@ -115,19 +110,16 @@ export class Throttle {
   }
 
   private async spendUnless(guards: readonly Charge[], budget: Budget, key: string, limited: boolean): Promise<Tally> {
-    const guardWindows = guards.map(([guard, guardKey]) => this.window(guard, guardKey));
+    const guarded = guards.map(([guard, guardKey]) => ({ guard, window: this.window(guard, guardKey) }));
     const w = this.window(budget, key);
     const outcome = await this.store.addUnless(
-      guards.map(([guard], i) => ({ key: guardWindows[i]?.counter ?? '', limit: guard.limit })),
+      guarded.map(({ guard, window }) => ({ key: window.counter, limit: guard.limit })),
       w.counter,
       1,
       w.ttlMs,
     );
-    const stopping = guards[outcome.stoppedBy];
-    if (stopping) {
-      const [guard] = stopping;
-      throw this.exceeded(guard, this.tally(guard, outcome.count, guardWindows[outcome.stoppedBy]?.resetSeconds ?? 1));
-    }
+    const stopping = guarded[outcome.stoppedBy];
+    if (stopping) throw this.exceeded(stopping.guard, this.tally(stopping.guard, outcome.count, stopping.window.resetSeconds));
     const tally = this.tally(budget, outcome.count, w.resetSeconds);
     if (limited && outcome.count > budget.limit) throw this.exceeded(budget, tally);
     return tally;

@@ -4,7 +4,7 @@
 //   from one address is one client with one generous budget;
 // - a public client (`none`) proves nothing, so its budget is per client and per address;
 // - a failed client authentication spends its address's small failure budget, and once that is used up
-//   the address gets 429 before any secret is compared, right or wrong;
+//   the address gets 429 whatever it sends, right secret or wrong;
 // - any other request refused before a client is known (malformed, unsupported grant type) spends the
 //   address's unauthenticated budget.
 // An address that used up either address budget gets 429 for anything it sends until the window ends. That
