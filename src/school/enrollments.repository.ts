@@ -1,5 +1,5 @@
 // A member's enrolments and their progress (SPEC 2.2): access expiry, lifetime access, last-watched lecture.
-import type { Kysely, Transaction } from 'kysely';
+import type { AliasedSelectQueryBuilder, Kysely, Transaction } from 'kysely';
 import { defineListQuery, defineQuery, type Placeholder } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 import type { MemberScope, SiteScope } from './scope.js';
@@ -136,35 +136,65 @@ export interface EnrollmentProgressRecord extends EnrollmentRecord {
   lastLecture: { id: string; title: string; durationSeconds: number } | null;
 }
 
+/** What the outer query of a page with progress reads of the page itself. */
+interface PageKeyColumns {
+  id: string;
+  course_id: string;
+  started_at: number;
+  last_lecture_id: string | null;
+}
+
 // The page with its progress in one statement: on PostgreSQL every statement is a round trip, and the
-// member tools read all of this for every enrolment on the page (they did in four statements).
-const withProgress = <Q extends ReturnType<typeof memberEnrollments>>(query: Q, p: Record<'siteId', Placeholder>) =>
-  query
-    .leftJoin('lectures as last', (join) => join.onRef('last.id', '=', 'e.last_lecture_id').on('last.site_id', '=', p.siteId))
+// member tools read all of this for every enrolment on the page (they did in four statements). The page
+// is chosen first (the inner query, with its LIMIT), so the counts run for its rows only, however many
+// enrolments the member has.
+const withProgress = <O extends PageKeyColumns>(
+  db: Executor,
+  page: AliasedSelectQueryBuilder<O, 'page'>,
+  p: Record<'siteId', Placeholder>,
+) =>
+  db
+    .selectFrom(page)
+    .leftJoin('lectures as last', (join) => join.onRef('last.id', '=', 'page.last_lecture_id').on('last.site_id', '=', p.siteId))
+    .selectAll('page')
     .select((eb) => [
       'last.title as last_lecture_title',
       'last.duration_seconds as last_lecture_duration_seconds',
       eb
         .selectFrom('lectures as l')
         .where('l.site_id', '=', p.siteId)
-        .whereRef('l.course_id', '=', 'e.course_id')
+        .whereRef('l.course_id', '=', 'page.course_id')
         .select((sub) => sub.fn.countAll<number | string>().as('n'))
         .as('total_lectures'),
       // Only lectures of the enrolled course count, so the percentage cannot pass 100 through stray rows.
       eb
         .selectFrom('lecture_progress as lp')
-        .innerJoin('lectures as done', (join) => join.onRef('done.id', '=', 'lp.lecture_id').onRef('done.course_id', '=', 'e.course_id'))
+        .innerJoin('lectures as done', (join) => join.onRef('done.id', '=', 'lp.lecture_id').onRef('done.course_id', '=', 'page.course_id'))
         .where('lp.site_id', '=', p.siteId)
-        .whereRef('lp.enrollment_id', '=', 'e.id')
+        .whereRef('lp.enrollment_id', '=', 'page.id')
         .select((sub) => sub.fn.countAll<number | string>().as('n'))
         .as('completed_lectures'),
-    ]);
+    ])
+    .orderBy('page.started_at', 'desc')
+    .orderBy('page.id', 'desc');
 const firstProgressPageWithTotal = defineQuery(['siteId', 'personId', 'limit'], (db, p) =>
-  withProgress(memberEnrollments(db, p), p).select((eb) => eb.fn.countAll<number>().over().as('total')),
+  withProgress(
+    db,
+    memberEnrollments(db, p)
+      .select((eb) => eb.fn.countAll<number>().over().as('total'))
+      .as('page'),
+    p,
+  ),
 );
 const laterProgressPage = defineQuery(['siteId', 'personId', 'limit', 'afterSort', 'afterId'], (db, p) =>
-  withProgress(memberEnrollments(db, p), p).where((eb) =>
-    eb.or([eb('e.started_at', '<', p.afterSort), eb.and([eb('e.started_at', '=', p.afterSort), eb('e.id', '<', p.afterId)])]),
+  withProgress(
+    db,
+    memberEnrollments(db, p)
+      .where((eb) =>
+        eb.or([eb('e.started_at', '<', p.afterSort), eb.and([eb('e.started_at', '=', p.afterSort), eb('e.id', '<', p.afterId)])]),
+      )
+      .as('page'),
+    p,
   ),
 );
 
