@@ -2,9 +2,9 @@
 // school profile (SPEC 1: the public tools /mcp serves to anonymous callers). Nothing member-only leaks here:
 // unpublished rows and event join links never appear.
 import { type OutlineSection, sectionTree } from './curriculum.repository.js';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type AliasedSelectQueryBuilder, type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import { isSqlite } from '../storage/dialect.js';
-import { defineListQuery, defineQuery, type Placeholder } from '../storage/precompiled.js';
+import { defineQuery, type Placeholder } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 import type { SiteScope } from './scope.js';
 import { type Page, type PageRequest, pageQuery, rowsWithTotal, toPage } from './paging.js';
@@ -52,22 +52,6 @@ export interface SchoolProfile {
 const COURSES = 'catalogue_courses';
 const EVENTS = 'public_events';
 
-const lectureTotalsOf = defineListQuery(['siteId'], (db, p, courseIds) =>
-  db
-    .selectFrom('lectures')
-    .where('site_id', '=', p.siteId)
-    .where('course_id', 'in', courseIds)
-    .groupBy('course_id')
-    .select((eb) => ['course_id', eb.fn.countAll().as('n'), eb.fn.sum('duration_seconds').as('seconds')]),
-);
-
-async function lectureTotals(scope: SiteScope, courseIds: readonly string[]): Promise<Map<string, { count: number; seconds: number }>> {
-  const totals = new Map<string, { count: number; seconds: number }>();
-  const rows = await lectureTotalsOf.rows(scope.db, { siteId: scope.siteId }, courseIds);
-  for (const row of rows) totals.set(row.course_id, { count: Number(row.n), seconds: Number(row.seconds ?? 0) });
-  return totals;
-}
-
 type Executor = Kysely<Database> | Transaction<Database>;
 type SearchParams = Record<'siteId' | 'text', Placeholder>;
 
@@ -111,15 +95,54 @@ type PageParams = SearchParams & Record<'limit', Placeholder>;
 const newestFirst = (db: Executor, p: PageParams, withText: boolean) =>
   publishedCoursesMatching(db, p, withText).select(listingColumns).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p.limit);
 
+/**
+ * A page of listings with each course's lecture count and length: the page is chosen first (the inner
+ * query, with its LIMIT), so the lectures are counted for its rows only, in the same statement (on
+ * PostgreSQL a second one was a second round trip).
+ */
+const withLectureTotals = <O extends { id: string; created_at: number }>(
+  db: Executor,
+  page: AliasedSelectQueryBuilder<O, 'page'>,
+  p: Record<'siteId', Placeholder>,
+) => {
+  const lecturesOf = (eb: ExpressionBuilder<Database & { page: O }, 'page'>) =>
+    eb.selectFrom('lectures as l').where('l.site_id', '=', p.siteId).whereRef('l.course_id', '=', 'page.id');
+  return db
+    .selectFrom(page)
+    .selectAll('page')
+    .select((eb) => [
+      lecturesOf(eb)
+        .select((sub) => sub.fn.countAll<number | string>().as('n'))
+        .as('lecture_count'),
+      lecturesOf(eb)
+        .select((sub) => sub.fn.sum<number | string | null>('l.duration_seconds').as('s'))
+        .as('lecture_seconds'),
+    ])
+    .orderBy('page.created_at', 'desc')
+    .orderBy('page.id', 'desc');
+};
+
 // The search's statements, compiled once per form (with or without a text), for rowsWithTotal.
 function searchStatements(withText: boolean) {
   return {
     firstPage: defineQuery(['siteId', 'text', 'limit'], (db, p) =>
-      newestFirst(db, p, withText).select((eb) => eb.fn.countAll<number>().over().as('total')),
+      withLectureTotals(
+        db,
+        newestFirst(db, p, withText)
+          .select((eb) => eb.fn.countAll<number>().over().as('total'))
+          .as('page'),
+        p,
+      ),
     ),
     laterPage: defineQuery(['siteId', 'text', 'limit', 'afterSort', 'afterId'], (db, p) =>
-      newestFirst(db, p, withText).where((eb) =>
-        eb.or([eb('created_at', '<', p.afterSort), eb.and([eb('created_at', '=', p.afterSort), eb('id', '<', p.afterId)])]),
+      withLectureTotals(
+        db,
+        newestFirst(db, p, withText)
+          .where((eb) =>
+            eb.or([eb('created_at', '<', p.afterSort), eb.and([eb('created_at', '=', p.afterSort), eb('id', '<', p.afterId)])]),
+          )
+          .as('page'),
+        p,
       ),
     ),
     count: defineQuery(['siteId', 'text'], (db, p) => publishedCoursesMatching(db, p, withText).select((eb) => eb.fn.countAll().as('n'))),
@@ -145,10 +168,6 @@ export async function searchPublishedCourses(
     later: (from) => statements.laterPage.rows(scope.db, { ...search, limit: size + 1, afterSort: from.sort, afterId: from.id }),
     count: async () => Number((await statements.count.first(scope.db, search))?.n ?? 0),
   });
-  const totals = await lectureTotals(
-    scope,
-    rows.slice(0, size).map((r) => r.id),
-  );
   const listings = rows.map(
     (row): CourseListing => ({
       id: row.id,
@@ -159,8 +178,8 @@ export async function searchPublishedCourses(
       coverImageUrl: row.cover_image_url,
       priceCents: row.price_cents,
       currency: row.currency,
-      lectureCount: totals.get(row.id)?.count ?? 0,
-      totalDurationSeconds: totals.get(row.id)?.seconds ?? 0,
+      lectureCount: Number(row.lecture_count ?? 0),
+      totalDurationSeconds: Number(row.lecture_seconds ?? 0),
       createdAt: row.created_at,
     }),
   );

@@ -35,6 +35,30 @@ for (const dialect of DIALECTS) {
       expect(page.edges[0]?.node.totalDurationSeconds).toBeGreaterThan(0);
     });
 
+    it('gives every listed course its lecture count and length as its outline has them, on first and later pages', async () => {
+      let after: string | null = null;
+      let seen = 0;
+      for (let round = 0; round < 10; round += 1) {
+        const { page, total } = await searchPublishedCourses(academy(), { first: 2, after });
+        for (const { node } of page.edges) {
+          const outline = await findCourseOutline(academy(), node.slug);
+          expect(node.lectureCount, node.slug).toBe(outline?.course.lectureCount);
+          expect(node.totalDurationSeconds, node.slug).toBe(outline?.course.totalDurationSeconds);
+          seen += 1;
+        }
+        expect(total).toBeGreaterThan(2);
+        if (!page.hasNextPage) break;
+        after = page.endCursor;
+      }
+      expect(seen).toBeGreaterThan(2);
+      // Another site's lectures never count: its courses are listed with their own.
+      const studio = await searchPublishedCourses({ db: s.db, siteId: world.studioSiteId }, { first: 100 });
+      for (const { node } of studio.page.edges) {
+        const outline = await findCourseOutline({ db: s.db, siteId: world.studioSiteId }, node.slug);
+        expect(node.lectureCount).toBe(outline?.course.lectureCount);
+      }
+    });
+
     it('matches the subtitle and description too', async () => {
       const { page } = await searchPublishedCourses(academy(), { text: 'window functions' });
       expect(page.edges.map((e) => e.node.slug)).toEqual(['sql-for-analysts']);
