@@ -1,13 +1,23 @@
 // Authenticated encryption for values kept reversibly at rest (signing keys, refresh replay answers).
 // AES-256-GCM with a key derived per purpose by HKDF, so one master secret never encrypts two kinds of data.
-import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
 import { randomBuffer } from './random.js';
 
 const VERSION = 'v1';
 
-/** Derives a 256-bit key for one purpose from a secret (the master key or a token). */
+/** HKDF's salt when none is given: a block of zeros as long as the hash (RFC 5869 2.2). */
+const NO_SALT = Buffer.alloc(32);
+const FIRST_BLOCK = Buffer.from([1]);
+
+/**
+ * Derives a 256-bit key for one purpose from a secret (the master key or a token): HKDF-SHA256 with no salt
+ * and the info `schoolgate:<purpose>` (RFC 5869), written out as its two HMACs. For one block of output
+ * that is all HKDF is, and it costs half of `hkdfSync`, which wraps each key in a KeyObject first; the
+ * refresh grant derives one per rotation. Tested equal to `hkdfSync`.
+ */
 export function deriveKey(secret: string | Buffer, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `schoolgate:${purpose}`, 32));
+  const prk = createHmac('sha256', NO_SALT).update(secret).digest();
+  return createHmac('sha256', prk).update(`schoolgate:${purpose}`).update(FIRST_BLOCK).digest();
 }
 
 /** Encrypts UTF-8 text; the result is `v1.<iv>.<ciphertext>.<tag>` in base64url. */
