@@ -81,11 +81,12 @@ const memberEnrollments = (db: Executor, p: Record<'siteId' | 'personId' | 'limi
     .orderBy('e.id', 'desc')
     .limit(p.limit);
 const firstEnrollmentPage = defineQuery(['siteId', 'personId', 'limit'], (db, p) => memberEnrollments(db, p));
-const laterEnrollmentPage = defineQuery(['siteId', 'personId', 'limit', 'afterSort', 'afterId'], (db, p) =>
+/** The member's enrolments after a cursor: started earlier, or at the same instant with a smaller id. */
+const memberEnrollmentsAfter = (db: Executor, p: Record<'siteId' | 'personId' | 'limit' | 'afterSort' | 'afterId', Placeholder>) =>
   memberEnrollments(db, p).where((eb) =>
     eb.or([eb('e.started_at', '<', p.afterSort), eb.and([eb('e.started_at', '=', p.afterSort), eb('e.id', '<', p.afterId)])]),
-  ),
-);
+  );
+const laterEnrollmentPage = defineQuery(['siteId', 'personId', 'limit', 'afterSort', 'afterId'], memberEnrollmentsAfter);
 
 type EnrollmentRow = Awaited<ReturnType<typeof firstEnrollmentPage.rows>>[number];
 
@@ -187,15 +188,7 @@ const firstProgressPageWithTotal = defineQuery(['siteId', 'personId', 'limit'], 
   ),
 );
 const laterProgressPage = defineQuery(['siteId', 'personId', 'limit', 'afterSort', 'afterId'], (db, p) =>
-  withProgress(
-    db,
-    memberEnrollments(db, p)
-      .where((eb) =>
-        eb.or([eb('e.started_at', '<', p.afterSort), eb.and([eb('e.started_at', '=', p.afterSort), eb('e.id', '<', p.afterId)])]),
-      )
-      .as('page'),
-    p,
-  ),
+  withProgress(db, memberEnrollmentsAfter(db, p).as('page'), p),
 );
 
 type ProgressRow = Awaited<ReturnType<typeof laterProgressPage.rows>>[number];
