@@ -112,8 +112,9 @@ export async function authenticateCaller(
   params: RawParams,
   caller: Caller,
 ): Promise<Client> {
-  // A Client ID Metadata Document may have to be fetched to resolve the client: not for an address that
-  // has used up its budgets (the others are read from the store, and their address is checked below).
+  // An operator-audience id may be a Client ID Metadata Document that has to be fetched to resolve it: not
+  // for an address that has used up its budgets (member apps are read from the store, and their address
+  // is checked with the client's own budget below, in the same round trip).
   const claimed = parseBasicCredentials(site, caller.authorization)?.clientId ?? single(params, 'client_id');
   if (claimed !== undefined && ctx.clients.audienceOf(claimed) === 'operator') await ctx.limits.admitAddress(caller.address);
   const client = await authenticateClient(ctx.clients, site, params, caller.authorization);
