@@ -1,8 +1,8 @@
 // A site's public catalogue: published courses, their curriculum outline, upcoming public events and the
 // school profile (SPEC 1: the public tools /mcp serves to anonymous callers). Nothing member-only leaks here:
 // unpublished rows and event join links never appear.
-import { type OutlineSection, sectionTree } from './curriculum.repository.js';
-import { type AliasedSelectQueryBuilder, type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
+import { lecturesOfCourse, type OutlineSection, sectionTree } from './curriculum.repository.js';
+import { type AliasedSelectQueryBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import { isSqlite } from '../storage/dialect.js';
 import { defineQuery, type Placeholder } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
@@ -104,23 +104,20 @@ const withLectureTotals = <O extends { id: string; created_at: number }>(
   db: Executor,
   page: AliasedSelectQueryBuilder<O, 'page'>,
   p: Record<'siteId', Placeholder>,
-) => {
-  const lecturesOf = (eb: ExpressionBuilder<Database & { page: O }, 'page'>) =>
-    eb.selectFrom('lectures as l').where('l.site_id', '=', p.siteId).whereRef('l.course_id', '=', 'page.id');
-  return db
+) =>
+  db
     .selectFrom(page)
     .selectAll('page')
-    .select((eb) => [
-      lecturesOf(eb)
+    .select([
+      lecturesOfCourse(db, p.siteId, sql.ref('page.id'))
         .select((sub) => sub.fn.countAll<number | string>().as('n'))
         .as('lecture_count'),
-      lecturesOf(eb)
+      lecturesOfCourse(db, p.siteId, sql.ref('page.id'))
         .select((sub) => sub.fn.sum<number | string | null>('l.duration_seconds').as('s'))
         .as('lecture_seconds'),
     ])
     .orderBy('page.created_at', 'desc')
     .orderBy('page.id', 'desc');
-};
 
 // The search's statements, compiled once per form (with or without a text), for rowsWithTotal.
 function searchStatements(withText: boolean) {

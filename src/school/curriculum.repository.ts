@@ -1,7 +1,17 @@
 // A course's curriculum as its operators shape it (CONTRACT 6 curriculum): sections in order, lectures in
 // order within them. Positions are 0-based and dense after every change, so "in order" has one meaning.
+import type { Expression, Kysely, Transaction } from 'kysely';
 import { newId } from '../kernel/random.js';
+import type { Database } from '../storage/schema.js';
 import type { SiteScope } from './scope.js';
+
+/**
+ * The lectures of one course at one site, as a subquery for a statement that names the course by a
+ * column of its own (`sql.ref`): what every lecture count and length of a listing or an enrolment counts.
+ */
+export function lecturesOfCourse(db: Kysely<Database> | Transaction<Database>, siteId: string, course: Expression<string>) {
+  return db.selectFrom('lectures as l').where('l.site_id', '=', siteId).where('l.course_id', '=', course);
+}
 
 export interface OutlineLecture {
   id: string;

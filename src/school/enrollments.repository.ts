@@ -1,5 +1,6 @@
 // A member's enrolments and their progress (SPEC 2.2): access expiry, lifetime access, last-watched lecture.
-import type { AliasedSelectQueryBuilder, Kysely, Transaction } from 'kysely';
+import { type AliasedSelectQueryBuilder, type Expression, type Kysely, sql, type Transaction } from 'kysely';
+import { lecturesOfCourse } from './curriculum.repository.js';
 import { defineListQuery, defineQuery, type Placeholder } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 import type { MemberScope, SiteScope } from './scope.js';
@@ -145,6 +146,20 @@ interface PageKeyColumns {
   last_lecture_id: string | null;
 }
 
+/**
+ * How many lectures of an enrolment are completed: its progress rows for lectures of the enrolled course
+ * only, so the percentage cannot pass 100 through stray rows. The one definition, for the member tools'
+ * page statement and the member API's loader alike.
+ */
+function completedLecturesOf(db: Executor, siteId: string, enrollment: Expression<string>, course: Expression<string>) {
+  return db
+    .selectFrom('lecture_progress as lp')
+    .innerJoin('lectures as done', (join) => join.onRef('done.id', '=', 'lp.lecture_id').on('done.course_id', '=', course))
+    .where('lp.site_id', '=', siteId)
+    .where('lp.enrollment_id', '=', enrollment)
+    .select((sub) => sub.fn.countAll<number | string>().as('n'));
+}
+
 // The page with its progress in one statement: on PostgreSQL every statement is a round trip, and the
 // member tools read all of this for every enrolment on the page (they did in four statements). The page
 // is chosen first (the inner query, with its LIMIT), so the counts run for its rows only, however many
@@ -158,23 +173,13 @@ const withProgress = <O extends PageKeyColumns>(
     .selectFrom(page)
     .leftJoin('lectures as last', (join) => join.onRef('last.id', '=', 'page.last_lecture_id').on('last.site_id', '=', p.siteId))
     .selectAll('page')
-    .select((eb) => [
+    .select([
       'last.title as last_lecture_title',
       'last.duration_seconds as last_lecture_duration_seconds',
-      eb
-        .selectFrom('lectures as l')
-        .where('l.site_id', '=', p.siteId)
-        .whereRef('l.course_id', '=', 'page.course_id')
+      lecturesOfCourse(db, p.siteId, sql.ref('page.course_id'))
         .select((sub) => sub.fn.countAll<number | string>().as('n'))
         .as('total_lectures'),
-      // Only lectures of the enrolled course count, so the percentage cannot pass 100 through stray rows.
-      eb
-        .selectFrom('lecture_progress as lp')
-        .innerJoin('lectures as done', (join) => join.onRef('done.id', '=', 'lp.lecture_id').onRef('done.course_id', '=', 'page.course_id'))
-        .where('lp.site_id', '=', p.siteId)
-        .whereRef('lp.enrollment_id', '=', 'page.id')
-        .select((sub) => sub.fn.countAll<number | string>().as('n'))
-        .as('completed_lectures'),
+      completedLecturesOf(db, p.siteId, sql.ref('page.id'), sql.ref('page.course_id')).as('completed_lectures'),
     ])
     .orderBy('page.started_at', 'desc')
     .orderBy('page.id', 'desc');
@@ -254,16 +259,11 @@ const lectureCounts = defineListQuery(['siteId'], (db, p, courseIds) =>
 );
 const completedCounts = defineListQuery(['siteId', 'personId'], (db, p, enrollmentIds) =>
   db
-    .selectFrom('lecture_progress as p')
-    .innerJoin('enrollments as e', 'e.id', 'p.enrollment_id')
-    // Only lectures of the enrolled course count, so the percentage cannot pass 100 through stray rows.
-    .innerJoin('lectures as l', (join) => join.onRef('l.id', '=', 'p.lecture_id').onRef('l.course_id', '=', 'e.course_id'))
-    .where('p.site_id', '=', p.siteId)
+    .selectFrom('enrollments as e')
     .where('e.site_id', '=', p.siteId)
     .where('e.person_id', '=', p.personId)
-    .where('p.enrollment_id', 'in', enrollmentIds)
-    .groupBy('p.enrollment_id')
-    .select((eb) => ['p.enrollment_id', eb.fn.countAll().as('n')]),
+    .where('e.id', 'in', enrollmentIds)
+    .select(['e.id as enrollment_id', completedLecturesOf(db, p.siteId, sql.ref('e.id'), sql.ref('e.course_id')).as('n')]),
 );
 const lecturesById = defineListQuery(['siteId'], (db, p, lectureIds) =>
   db
