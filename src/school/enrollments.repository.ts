@@ -183,14 +183,17 @@ const withProgress = <O extends PageKeyColumns>(
     ])
     .orderBy('page.started_at', 'desc')
     .orderBy('page.id', 'desc');
+/** How many enrolments the member has at the site: a count over the member page's index alone. */
+const memberEnrollmentCount = (db: Executor, p: Record<'siteId' | 'personId', Placeholder>) =>
+  db
+    .selectFrom('enrollments')
+    .where('site_id', '=', p.siteId)
+    .where('person_id', '=', p.personId)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'));
+// The total as a scalar subquery, run once per statement: a window count over the page made SQLite keep
+// and sort the member's rows once more (60 µs against 49 µs for a page of four, in a loop).
 const firstProgressPageWithTotal = defineQuery(['siteId', 'personId', 'limit'], (db, p) =>
-  withProgress(
-    db,
-    memberEnrollments(db, p)
-      .select((eb) => eb.fn.countAll<number>().over().as('total'))
-      .as('page'),
-    p,
-  ),
+  withProgress(db, memberEnrollments(db, p).as('page'), p).select(memberEnrollmentCount(db, p).as('total')),
 );
 const laterProgressPage = defineQuery(['siteId', 'personId', 'limit', 'afterSort', 'afterId'], (db, p) =>
   withProgress(db, memberEnrollmentsAfter(db, p).as('page'), p),
@@ -235,13 +238,7 @@ export async function listEnrollmentsWithProgress(
   return { page, total };
 }
 
-const enrollmentCount = defineQuery(['siteId', 'personId'], (db, p) =>
-  db
-    .selectFrom('enrollments')
-    .where('site_id', '=', p.siteId)
-    .where('person_id', '=', p.personId)
-    .select((eb) => eb.fn.countAll().as('n')),
-);
+const enrollmentCount = defineQuery(['siteId', 'personId'], memberEnrollmentCount);
 
 export async function countEnrollments(scope: MemberScope): Promise<number> {
   const row = await enrollmentCount.first(scope.db, { siteId: scope.siteId, personId: scope.personId });
