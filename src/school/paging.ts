@@ -86,15 +86,32 @@ export function pageQuery(list: string, request: PageRequest): PageQuery {
   return { size: pageSize(request.first), after: decodeCursor(list, request.after) };
 }
 
+/**
+ * An edge whose cursor is written when read: the operator API and the tools only ever read the last one.
+ * A class, because an object literal with a getter is built through a slow path in V8 (about 0.5 µs an
+ * edge against 0.02 µs for an instance whose getter sits on the prototype).
+ */
+class LazyEdge<T> implements PageEdge<T> {
+  readonly #list: string;
+  readonly #keyOf: (row: T) => PageKey;
+
+  constructor(
+    list: string,
+    readonly node: T,
+    keyOf: (row: T) => PageKey,
+  ) {
+    this.#list = list;
+    this.#keyOf = keyOf;
+  }
+
+  get cursor(): string {
+    return encodeCursor(this.#list, this.#keyOf(this.node));
+  }
+}
+
 /** Builds the page from up to `size + 1` rows fetched in list order. */
 export function toPage<T>(list: string, rows: readonly T[], size: number, keyOf: (row: T) => PageKey): Page<T> {
-  // Edge cursors are written when read: the operator API and the tools only ever read the last one.
-  const edges = rows.slice(0, size).map((node) => ({
-    node,
-    get cursor() {
-      return encodeCursor(list, keyOf(node));
-    },
-  }));
+  const edges = rows.slice(0, size).map((node) => new LazyEdge(list, node, keyOf));
   const last = rows[Math.min(size, rows.length) - 1];
   return { edges, hasNextPage: rows.length > size, endCursor: last === undefined ? null : encodeCursor(list, keyOf(last)) };
 }
@@ -102,7 +119,7 @@ export function toPage<T>(list: string, rows: readonly T[], size: number, keyOf:
 /** How a list reads a page with its total: the statements `rowsWithTotal` chooses between. */
 export interface RowsWithTotalReads<R> {
   /** The first page's rows, each carrying the number of all rows (a window count over every match). */
-  first: () => Promise<Array<R & { total: number | string }>>;
+  first: () => Promise<Array<R & { total: number | string | null }>>;
   /** A later page's rows, from the cursor on. */
   later: (after: PageKey) => Promise<R[]>;
   /** The number of all rows. */
