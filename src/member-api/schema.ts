@@ -19,6 +19,7 @@ import {
   GraphQLString,
   Kind,
 } from 'graphql';
+import { isoInstant } from '../kernel/instant.js';
 import {
   countEnrollments,
   type EnrollmentRecord,
@@ -74,7 +75,7 @@ const DateTime = new GraphQLScalarType<number, string>({
   name: 'DateTime',
   description: 'An instant as an ISO 8601 date-time string in UTC, for example "2026-03-01T17:00:00.000Z".',
   serialize(value) {
-    if (typeof value === 'number' && Number.isFinite(value)) return new Date(value).toISOString();
+    if (typeof value === 'number' && Number.isFinite(value)) return isoInstant(value);
     throw new GraphQLError(`DateTime cannot represent ${String(value)}.`);
   },
   parseValue(value) {

@@ -1,6 +1,7 @@
 // How operations page their lists (issue 4: "lists are paged with a cursor and say how many there are in
 // all, never silently cut"), over the keyset paging of school/paging.ts, and how they write instants.
 import { z } from 'zod';
+import { isoInstant } from '../kernel/instant.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page, type PageRequest } from '../school/paging.js';
 
 /** Input fields of every list: page size and the cursor of the previous page. */
@@ -45,7 +46,7 @@ export function paged<T, U>(page: Page<T>, total: number, map: (node: T) => U): 
 
 /** An instant as ISO 8601 in UTC, as the member API's DateTime writes it. */
 export function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  return isoInstant(ms);
 }
 
 export function isoOrNull(ms: number | null): string | null {
