@@ -58,7 +58,9 @@ export function readPost(headers: PostHeaders, body: unknown): PostVerdict {
   }
   const messages = parseMessages(body);
   if (messages === undefined) return refused(400, PARSE_ERROR, 'Parse error: Invalid JSON-RPC message');
-  if (messages.some(isInitializeRequest)) {
+  // Only a message whose method is `initialize` can pass the SDK's InitializeRequestSchema; asking the
+  // guard of every other message built and dropped a ZodError each time (2% of a tool call's CPU).
+  if (messages.some((message) => 'method' in message && message.method === 'initialize' && isInitializeRequest(message))) {
     if (messages.length > 1) return refused(400, INVALID_REQUEST, 'Invalid Request: Only one initialization request is allowed');
   } else {
     const version = headers['mcp-protocol-version'];
