@@ -152,7 +152,7 @@ export function buildMcpServer(site: Site, caller: Caller, options: McpServerOpt
         const call = transport.contextOf(extra.requestId);
         // Unreachable while the transport holds the request; a refusal is safer than a call without a caller.
         if (call === undefined) return toolError(`${operation.name} could not be completed: the request ended. Try again.`);
-        return callTool(operation, call.ctx, args, { ...options, logFault: call.logFault });
+        return callTool(operation, call.ctx, args, { confirmations: options.confirmations, logFault: call.logFault });
       },
     );
   }

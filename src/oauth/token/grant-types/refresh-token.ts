@@ -81,7 +81,7 @@ export const refreshTokenGrant: GrantType = {
 
     const values = mintTokenPair();
     const response = tokenResponse(
-      { ...values, accessExpiresAt: now + ctx.lifetimes.access_token * 1000 },
+      { accessToken: values.accessToken, refreshToken: values.refreshToken, accessExpiresAt: now + ctx.lifetimes.access_token * 1000 },
       ctx.lifetimes.access_token,
       accessScope,
     );
