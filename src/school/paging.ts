@@ -118,7 +118,7 @@ export function toPage<T>(list: string, rows: readonly T[], size: number, keyOf:
 
 /** How a list reads a page with its total: the statements `rowsWithTotal` chooses between. */
 export interface RowsWithTotalReads<R> {
-  /** The first page's rows, each carrying the number of all rows (a window count over every match). */
+  /** The first page's rows, each carrying the number of all rows (a window count over every match, or a count beside the page). */
   first: () => Promise<Array<R & { total: number | string | null }>>;
   /** A later page's rows, from the cursor on. */
   later: (after: PageKey) => Promise<R[]>;
