@@ -14,6 +14,7 @@ import { createStandingCheck, type StandingCheck } from './oauth/standing.js';
 import type { TokenContext } from './oauth/token/token-context.js';
 import { AccessTokenCache } from './oauth/tokens/access-token-cache.js';
 import { createRevocationSignals, type RevocationSignals } from './storage/revocation-signals.js';
+import { FreshRefreshTokens } from './oauth/tokens/fresh-refresh-tokens.js';
 import { CoherentCache } from './storage/coherent-cache.js';
 import { GroupCommit } from './storage/group-commit.js';
 import { findPersonWithRoles, type PersonLookup, type PersonWithRoles } from './people/people.repository.js';
@@ -153,6 +154,7 @@ export function createServices(deps: AppDeps): Services {
       limits,
       observer: metrics,
       rotations,
+      freshRefreshTokens: new FreshRefreshTokens(),
     },
     csrfKey: deriveKey(config.secret, 'csrf'),
     confirmations: new ConfirmationTokens(deriveKey(config.secret, 'mcp-confirmation')),

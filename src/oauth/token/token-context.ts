@@ -15,6 +15,7 @@ import type { StandingCheck } from '../standing.js';
 import type { BackChannelLimits } from './back-channel-limits.js';
 import type { TokenObserver } from '../../observability/metrics.js';
 import type { GroupCommit } from '../../storage/group-commit.js';
+import type { FreshRefreshTokens } from '../tokens/fresh-refresh-tokens.js';
 
 export interface TokenContext {
   db: Kysely<Database>;
@@ -31,6 +32,8 @@ export interface TokenContext {
   observer: TokenObserver;
   /** Refresh rotations, committed together on SQLite (storage/group-commit.ts). */
   rotations: GroupCommit;
+  /** Rows of refresh tokens this process issued, until their first use (tokens/fresh-refresh-tokens.ts). */
+  freshRefreshTokens: FreshRefreshTokens;
 }
 
 /** RFC 6749 5.1 */

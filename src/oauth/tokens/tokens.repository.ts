@@ -51,9 +51,19 @@ export interface IssuedPair {
   accessExpiresAt: number;
 }
 
+/** A new pair's values and the hashes under which they are stored (each hashed once). */
+export interface MintedPair {
+  accessToken: string;
+  refreshToken: string;
+  accessHash: string;
+  refreshHash: string;
+}
+
 /** Creates the token values; they are written by writeTokenPair inside the caller's transaction. */
-export function mintTokenPair(): { accessToken: string; refreshToken: string } {
-  return { accessToken: newAccessToken(), refreshToken: newRefreshToken() };
+export function mintTokenPair(): MintedPair {
+  const accessToken = newAccessToken();
+  const refreshToken = newRefreshToken();
+  return { accessToken, refreshToken, accessHash: hashToken(accessToken), refreshHash: hashToken(refreshToken) };
 }
 
 const TOKEN_COLUMNS = ['hash', 'siteId', 'grantId', 'clientId', 'personId', 'scope', 'resource', 'now', 'expiresAt'] as const;
@@ -92,19 +102,14 @@ function tokenRow(input: IssueInput, hash: string, scope: string, now: number, l
 }
 
 /** The column values of a new pair's two rows. */
-function pairRows(input: IssueInput, values: { accessToken: string; refreshToken: string }, now: number) {
+function pairRows(input: IssueInput, values: MintedPair, now: number) {
   return {
-    access: tokenRow(input, hashToken(values.accessToken), input.accessScope, now, input.accessLifetimeSeconds),
-    refresh: tokenRow(input, hashToken(values.refreshToken), input.scope, now, input.refreshLifetimeSeconds),
+    access: tokenRow(input, values.accessHash, input.accessScope, now, input.accessLifetimeSeconds),
+    refresh: tokenRow(input, values.refreshHash, input.scope, now, input.refreshLifetimeSeconds),
   };
 }
 
-export async function writeTokenPair(
-  db: Db,
-  input: IssueInput,
-  values: { accessToken: string; refreshToken: string },
-  clock: Clock,
-): Promise<IssuedPair> {
+export async function writeTokenPair(db: Db, input: IssueInput, values: MintedPair, clock: Clock): Promise<IssuedPair> {
   const rows = pairRows(input, values, clock.now());
   await insertAccessToken.changed(db, rows.access);
   await insertRefreshToken.changed(db, rows.refresh);
@@ -112,12 +117,7 @@ export async function writeTokenPair(
 }
 
 /** The two INSERTs of a new pair, for a caller that runs its statements itself (storage/group-commit.ts). */
-export function tokenPairStatements(
-  db: Db,
-  input: IssueInput,
-  values: { accessToken: string; refreshToken: string },
-  now: number,
-): CompiledQuery[] {
+export function tokenPairStatements(db: Db, input: IssueInput, values: MintedPair, now: number): CompiledQuery[] {
   const rows = pairRows(input, values, now);
   return [insertAccessToken.bind(db, rows.access), insertRefreshToken.bind(db, rows.refresh)];
 }
@@ -132,10 +132,6 @@ export async function findAccessTokenByHash(db: Db, tokenHash: string): Promise<
 const refreshTokenByHash = defineQuery(['hash', 'siteId'], (db, p) =>
   db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', p.hash).where('site_id', '=', p.siteId),
 );
-
-export async function findRefreshToken(db: Db, siteId: string, token: string): Promise<RefreshTokensTable | undefined> {
-  return findRefreshTokenByHash(db, siteId, hashToken(token));
-}
 
 export async function findRefreshTokenByHash(db: Db, siteId: string, tokenHash: string): Promise<RefreshTokensTable | undefined> {
   return refreshTokenByHash.first(db, { hash: tokenHash, siteId });
@@ -247,7 +243,7 @@ export type RotationOutcome = 'rotated' | 'lost' | 'grant_revoked';
 export async function rotateOnPostgres(
   db: Db,
   input: IssueInput,
-  values: { accessToken: string; refreshToken: string },
+  values: MintedPair,
   used: { tokenHash: string; now: number; replay: { sealed: string; until: number } | null },
   audit: { kind: string; detail: Record<string, unknown> },
 ): Promise<RotationOutcome> {

@@ -14,8 +14,9 @@ import { multiple, required, single } from '../../parameters.js';
 import { checkResource } from '../../resource.js';
 import { LOST_STANDING } from '../../standing.js';
 import { endGrant } from '../../tokens/token-revocation.js';
+import { hashToken } from '../../../kernel/hashing.js';
 import {
-  findRefreshToken,
+  findRefreshTokenByHash,
   grantStateStatement,
   mintTokenPair,
   rotateOnPostgres,
@@ -55,7 +56,9 @@ export const refreshTokenGrant: GrantType = {
     const refreshToken = required(params, 'refresh_token');
     const resources = multiple(params, 'resource');
     if (resources.length > 0) checkResource(resources, site.origin);
-    const row = await findRefreshToken(ctx.db, site.id, refreshToken);
+    const tokenHash = hashToken(refreshToken);
+    // The row this process wrote when it issued the token, or the store's; a stale one loses the swap below.
+    const row = ctx.freshRefreshTokens.take(site.id, tokenHash) ?? (await findRefreshTokenByHash(ctx.db, site.id, tokenHash));
     const now = ctx.clock.now();
     if (!row || row.client_id !== client.clientId)
       throw new OAuthError('invalid_grant', 'the refresh token is invalid or was issued to another client');
@@ -124,10 +127,28 @@ export const refreshTokenGrant: GrantType = {
           if (outcome === 'grant_revoked') throw new OAuthError('invalid_grant', 'the grant was revoked');
           return outcome === 'rotated';
         });
-    if (won) return response;
+    if (won) {
+      // Its row as both stores now hold it (the swap copied these columns from the used token's row).
+      ctx.freshRefreshTokens.remember({
+        token_hash: values.refreshHash,
+        site_id: row.site_id,
+        grant_id: row.grant_id,
+        client_id: row.client_id,
+        person_id: row.person_id,
+        scope: row.scope,
+        resource: row.resource,
+        created_at: now,
+        expires_at: now + ctx.lifetimes.refresh_token * 1000,
+        rotated_at: null,
+        revoked_at: null,
+        replay_sealed: null,
+        replay_until: null,
+      });
+      return response;
+    }
 
     // Lost the race: the winner has committed by now; answer as a retry within the window would.
-    const after = await findRefreshToken(ctx.db, site.id, refreshToken);
+    const after = await findRefreshTokenByHash(ctx.db, site.id, tokenHash);
     if (after && after.revoked_at === null) {
       const replay = openReplay(after, refreshToken, ctx.clock.now());
       if (replay) return replay;

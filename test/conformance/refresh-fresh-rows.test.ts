@@ -1,0 +1,129 @@
+// The refresh grant starts from the row this process wrote when it issued the token
+// (oauth/tokens/fresh-refresh-tokens.ts). Another node may rotate or revoke that token, or end its grant,
+// without this process hearing of it: the rotation's compare-and-swap in the store must still decide.
+// Those other nodes are played here by writing the store directly, as they would.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../../src/kernel/hashing.js';
+import { FreshRefreshTokens } from '../../src/oauth/tokens/fresh-refresh-tokens.js';
+import type { RefreshTokensTable } from '../../src/storage/schema.js';
+import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
+import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { type Person, person } from '../helpers/person.js';
+import { DEMO_CLIENTS, expectTokens, type FormResponse, getTokens, refresh, userInfo } from '../helpers/token-flow.js';
+
+const { academyApp } = DEMO_CLIENTS;
+
+function expectInvalidGrant(res: FormResponse): void {
+  expect(res.status).toBe(400);
+  expect(res.body.error).toBe('invalid_grant');
+}
+
+function row(tokenHash: string, siteId = 'site_a'): RefreshTokensTable {
+  return {
+    token_hash: tokenHash,
+    site_id: siteId,
+    grant_id: 'grt_1',
+    client_id: 'client',
+    person_id: 'per_1',
+    scope: 'openid',
+    resource: 'http://localhost',
+    created_at: 1,
+    expires_at: 2,
+    rotated_at: null,
+    revoked_at: null,
+    replay_sealed: null,
+    replay_until: null,
+  };
+}
+
+describe('the rows of freshly issued refresh tokens', () => {
+  it('answers a row once, for its own site only, and lets the oldest go at the bound', () => {
+    const fresh = new FreshRefreshTokens(2);
+    fresh.remember(row('h1'));
+    expect(fresh.take('site_a', 'h1')?.token_hash).toBe('h1');
+    expect(fresh.take('site_a', 'h1')).toBeUndefined();
+
+    fresh.remember(row('h2', 'site_b'));
+    expect(fresh.take('site_a', 'h2')).toBeUndefined();
+    expect(fresh.take('site_b', 'h2')).toBeUndefined();
+
+    fresh.remember(row('h3'));
+    fresh.remember(row('h4'));
+    fresh.remember(row('h5'));
+    expect(fresh.size).toBe(2);
+    expect(fresh.take('site_a', 'h3')).toBeUndefined();
+    expect(fresh.take('site_a', 'h4')?.token_hash).toBe('h4');
+    expect(fresh.take('site_a', 'h5')?.token_hash).toBe('h5');
+  });
+});
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`a refresh from the row this process issued still obeys the store (${dialect})`, () => {
+    let server: DemoServer;
+    let student: Person;
+
+    beforeAll(async () => {
+      server = await startDemoServer(dialect);
+      student = person('student');
+    });
+    afterAll(() => server?.close());
+
+    /** A token issued by a refresh here (so its row is held), and its grant. */
+    async function freshlyIssued() {
+      const first = await getTokens(server, academyApp, { who: student });
+      const second = expectTokens(await refresh(server, academyApp, first.refresh_token));
+      const held = await server.store.db
+        .selectFrom('refresh_tokens')
+        .select(['grant_id'])
+        .where('token_hash', '=', hashToken(second.refresh_token))
+        .executeTakeFirstOrThrow();
+      return { second, grantId: held.grant_id };
+    }
+
+    const tokensOf = async (grantId: string) =>
+      (await server.store.db.selectFrom('refresh_tokens').select('token_hash').where('grant_id', '=', grantId).execute()).length;
+
+    it('refuses a token another node revoked, and issues nothing', async () => {
+      const { second, grantId } = await freshlyIssued();
+      await server.store.db
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: server.clock.now() })
+        .where('token_hash', '=', hashToken(second.refresh_token))
+        .execute();
+      const before = await tokensOf(grantId);
+      const res = await refresh(server, academyApp, second.refresh_token);
+      expectInvalidGrant(res);
+      expect(res.body.error_description).toContain('revoked');
+      expect(await tokensOf(grantId)).toBe(before);
+    });
+
+    it('treats a token another node already rotated (and whose answer it cannot replay) as reused: the grant ends', async () => {
+      const { second, grantId } = await freshlyIssued();
+      await server.store.db
+        .updateTable('refresh_tokens')
+        .set({ rotated_at: server.clock.now() })
+        .where('token_hash', '=', hashToken(second.refresh_token))
+        .execute();
+      expectInvalidGrant(await refresh(server, academyApp, second.refresh_token));
+      const grant = await server.store.db.selectFrom('grants').select('revoked_at').where('id', '=', grantId).executeTakeFirstOrThrow();
+      expect(grant.revoked_at).not.toBeNull();
+      expect((await userInfo(server.academy, second.access_token)).status).toBe(401);
+    });
+
+    it('refuses a token whose grant another node ended, and issues nothing', async () => {
+      const { second, grantId } = await freshlyIssued();
+      await server.store.db.updateTable('grants').set({ revoked_at: server.clock.now() }).where('id', '=', grantId).execute();
+      const before = await tokensOf(grantId);
+      expectInvalidGrant(await refresh(server, academyApp, second.refresh_token));
+      expect(await tokensOf(grantId)).toBe(before);
+    });
+
+    it('rotates a held token once: its second use is a replay inside the window, as when it is read from the store', async () => {
+      const { second } = await freshlyIssued();
+      const third = expectTokens(await refresh(server, academyApp, second.refresh_token));
+      const again = expectTokens(await refresh(server, academyApp, second.refresh_token));
+      expect(again.refresh_token).toBe(third.refresh_token);
+      expect(again.access_token).toBe(third.access_token);
+    });
+  });
+}
