@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/hashing.js';
 import { FreshRefreshTokens } from '../../src/oauth/tokens/fresh-refresh-tokens.js';
+import { issuedRefreshRow, mintTokenPair, writeTokenPair } from '../../src/oauth/tokens/tokens.repository.js';
 import type { RefreshTokensTable } from '../../src/storage/schema.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -82,6 +83,31 @@ for (const dialect of DIALECTS) {
 
     const tokensOf = async (grantId: string) =>
       (await server.store.db.selectFrom('refresh_tokens').select('token_hash').where('grant_id', '=', grantId).execute()).length;
+
+    it('keeps the row the store holds: issuedRefreshRow equals the row a new pair writes', async () => {
+      const { grantId } = await freshlyIssued();
+      const grant = await server.store.db.selectFrom('grants').selectAll().where('id', '=', grantId).executeTakeFirstOrThrow();
+      const input = {
+        siteId: grant.site_id,
+        clientId: grant.client_id,
+        personId: grant.person_id,
+        scope: grant.scope,
+        accessScope: 'openid',
+        resource: grant.resource,
+        grantId,
+        accessLifetimeSeconds: 600,
+        refreshLifetimeSeconds: 3600,
+      };
+      const values = mintTokenPair();
+      const now = server.clock.now();
+      await writeTokenPair(server.store.db, input, values, { now: () => now });
+      const stored = await server.store.db
+        .selectFrom('refresh_tokens')
+        .selectAll()
+        .where('token_hash', '=', values.refreshHash)
+        .executeTakeFirstOrThrow();
+      expect(stored).toEqual(issuedRefreshRow(input, values, now));
+    });
 
     it('refuses a token another node revoked, and issues nothing', async () => {
       const { second, grantId } = await freshlyIssued();

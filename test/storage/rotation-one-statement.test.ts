@@ -4,7 +4,13 @@
 // revoked grant writes nothing, not even the mark on the used token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/hashing.js';
-import { type IssueInput, mintTokenPair, rotateOnPostgres, writeTokenPair } from '../../src/oauth/tokens/tokens.repository.js';
+import {
+  type IssueInput,
+  issuedRefreshRow,
+  mintTokenPair,
+  rotateOnPostgres,
+  writeTokenPair,
+} from '../../src/oauth/tokens/tokens.repository.js';
 import { skipDialect } from '../helpers/dialects.js';
 import { openSchoolStore, type SchoolStore } from '../helpers/school-fixtures.js';
 
@@ -124,5 +130,14 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
     expect(outcomes.filter((o) => o === 'rotated')).toHaveLength(1);
     expect(outcomes.filter((o) => o === 'lost')).toHaveLength(7);
     expect((await rowsOf('grant_race')).refresh).toHaveLength(2);
+  });
+
+  it('writes the new refresh row exactly as issuedRefreshRow says (the row a node keeps until its first use)', async () => {
+    const first = await family('grant_row');
+    const next = mintTokenPair();
+    const used = { tokenHash: hashToken(first.refreshToken), now: 2_000_000, replay: null };
+    expect(await rotateOnPostgres(store.db, issue('grant_row'), next, used, { kind: 'token.refreshed', detail: {} })).toBe('rotated');
+    const stored = (await rowsOf('grant_row')).refresh.find((r) => r.token_hash === next.refreshHash);
+    expect(stored).toEqual(issuedRefreshRow(issue('grant_row'), next, 2_000_000));
   });
 });

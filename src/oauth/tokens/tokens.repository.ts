@@ -116,6 +116,29 @@ export async function writeTokenPair(db: Db, input: IssueInput, values: MintedPa
   return { accessToken: values.accessToken, refreshToken: values.refreshToken, accessExpiresAt: rows.access.expiresAt };
 }
 
+/**
+ * The refresh_tokens row that a new pair's INSERT writes, as the store will answer it once committed (the
+ * same values as the INSERT; the rotation on PostgreSQL copies the same columns from the used token's row).
+ */
+export function issuedRefreshRow(input: IssueInput, values: MintedPair, now: number): RefreshTokensTable {
+  const p = pairRows(input, values, now).refresh;
+  return {
+    token_hash: p.hash,
+    site_id: p.siteId,
+    grant_id: p.grantId,
+    client_id: p.clientId,
+    person_id: p.personId,
+    scope: p.scope,
+    resource: p.resource,
+    created_at: p.now,
+    expires_at: p.expiresAt,
+    revoked_at: null,
+    rotated_at: null,
+    replay_sealed: null,
+    replay_until: null,
+  };
+}
+
 /** The two INSERTs of a new pair, for a caller that runs its statements itself (storage/group-commit.ts). */
 export function tokenPairStatements(db: Db, input: IssueInput, values: MintedPair, now: number): CompiledQuery[] {
   const rows = pairRows(input, values, now);

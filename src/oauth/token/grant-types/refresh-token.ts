@@ -18,6 +18,7 @@ import { hashToken } from '../../../kernel/hashing.js';
 import {
   findRefreshTokenByHash,
   grantStateStatement,
+  issuedRefreshRow,
   mintTokenPair,
   rotateOnPostgres,
   rotationStatement,
@@ -128,22 +129,7 @@ export const refreshTokenGrant: GrantType = {
           return outcome === 'rotated';
         });
     if (won) {
-      // Its row as both stores now hold it (the swap copied these columns from the used token's row).
-      ctx.freshRefreshTokens.remember({
-        token_hash: values.refreshHash,
-        site_id: row.site_id,
-        grant_id: row.grant_id,
-        client_id: row.client_id,
-        person_id: row.person_id,
-        scope: row.scope,
-        resource: row.resource,
-        created_at: now,
-        expires_at: now + ctx.lifetimes.refresh_token * 1000,
-        rotated_at: null,
-        revoked_at: null,
-        replay_sealed: null,
-        replay_until: null,
-      });
+      ctx.freshRefreshTokens.remember(issuedRefreshRow(issue, values, now));
       return response;
     }
 
