@@ -5,7 +5,7 @@ import type { Clock } from '../../kernel/clock.js';
 import { hashToken } from '../../kernel/hashing.js';
 import { newId } from '../../kernel/random.js';
 import { isSqlite } from '../../storage/dialect.js';
-import { defineQuery, type Placeholder } from '../../storage/precompiled.js';
+import { defineQuery } from '../../storage/precompiled.js';
 import type { AccessTokensTable, Database, RefreshTokensTable } from '../../storage/schema.js';
 import { newAccessToken, newRefreshToken } from './token-format.js';
 
@@ -67,7 +67,10 @@ export function mintTokenPair(): MintedPair {
 }
 
 const TOKEN_COLUMNS = ['hash', 'siteId', 'grantId', 'clientId', 'personId', 'scope', 'resource', 'now', 'expiresAt'] as const;
-type TokenParams = Record<(typeof TOKEN_COLUMNS)[number], Placeholder>;
+/** A token row's parameters; the INSERTs are compiled with placeholders in their place. */
+type TokenParams = Record<'hash' | 'siteId' | 'grantId' | 'clientId' | 'personId' | 'scope' | 'resource', string> &
+  Record<'now' | 'expiresAt', number>;
+/** A token row's columns from its parameters. */
 const tokenValues = (p: TokenParams) => ({
   token_hash: p.hash,
   site_id: p.siteId,
@@ -80,14 +83,14 @@ const tokenValues = (p: TokenParams) => ({
   expires_at: p.expiresAt,
   revoked_at: null,
 });
+/** A refresh token row's: a new one is unrotated and has no replay answer. */
+const refreshTokenValues = (p: TokenParams) => Object.assign(tokenValues(p), { rotated_at: null, replay_sealed: null, replay_until: null });
 // The two inserts of every token issuance, compiled once (the refresh grant's hot path).
 const insertAccessToken = defineQuery(TOKEN_COLUMNS, (db, p) => db.insertInto('access_tokens').values(tokenValues(p)));
-const insertRefreshToken = defineQuery(TOKEN_COLUMNS, (db, p) =>
-  db.insertInto('refresh_tokens').values({ ...tokenValues(p), rotated_at: null, replay_sealed: null, replay_until: null }),
-);
+const insertRefreshToken = defineQuery(TOKEN_COLUMNS, (db, p) => db.insertInto('refresh_tokens').values(refreshTokenValues(p)));
 
 /** One row's column values: written out, because V8 builds a spread with added fields on a slow path. */
-function tokenRow(input: IssueInput, hash: string, scope: string, now: number, lifetimeSeconds: number) {
+function tokenRow(input: IssueInput, hash: string, scope: string, now: number, lifetimeSeconds: number): TokenParams {
   return {
     hash,
     siteId: input.siteId,
@@ -121,22 +124,7 @@ export async function writeTokenPair(db: Db, input: IssueInput, values: MintedPa
  * same values as the INSERT; the rotation on PostgreSQL copies the same columns from the used token's row).
  */
 export function issuedRefreshRow(input: IssueInput, values: MintedPair, now: number): RefreshTokensTable {
-  const p = pairRows(input, values, now).refresh;
-  return {
-    token_hash: p.hash,
-    site_id: p.siteId,
-    grant_id: p.grantId,
-    client_id: p.clientId,
-    person_id: p.personId,
-    scope: p.scope,
-    resource: p.resource,
-    created_at: p.now,
-    expires_at: p.expiresAt,
-    revoked_at: null,
-    rotated_at: null,
-    replay_sealed: null,
-    replay_until: null,
-  };
+  return refreshTokenValues(pairRows(input, values, now).refresh);
 }
 
 /** The two INSERTs of a new pair, for a caller that runs its statements itself (storage/group-commit.ts). */
