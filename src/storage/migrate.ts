@@ -16,6 +16,7 @@ import * as m013 from './migrations/013-pages.js';
 import * as m014 from './migrations/014-assets.js';
 import * as m015 from './migrations/015-appearance.js';
 import * as m016 from './migrations/016-admin-area.js';
+import * as m017 from './migrations/017-token-tables-by-rowid.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '014-assets': m014,
   '015-appearance': m015,
   '016-admin-area': m016,
+  '017-token-tables-by-rowid': m017,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -8,7 +8,8 @@ type AnyDb = Kysely<any>;
 /**
  * SQLite: tables keyed by a token hash keep their rows in the key's own b-tree (WITHOUT ROWID), so an
  * insert writes one b-tree instead of two. Every page written is a write to the WAL, and issuing
- * tokens is the busiest write path. PostgreSQL has no such option and needs none.
+ * tokens is the busiest write path. PostgreSQL has no such option and needs none. (Migration 017 turns
+ * the token tables back into rowid tables: their random keys made every insert a page of its own.)
  */
 function withoutRowId(db: AnyDb, builder: CreateTableBuilder<string, string>): CreateTableBuilder<string, string> {
   return isSqlite(db) ? builder.modifyEnd(sql`without rowid`) : builder;
