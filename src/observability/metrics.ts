@@ -129,16 +129,17 @@ export class Metrics implements TokenObserver {
   }
 
   /** Group commit (SQLite): refresh rotations and the transactions they shared; units per transaction is the batching. */
-  watchGroupCommit(stats: { readonly transactions: number; readonly units: number }): void {
+  watchGroupCommit(stats: { readonly transactions: number; readonly units: number; readonly reruns: number }): void {
     new Counter({
       name: 'schoolgate_group_commit_total',
-      help: 'Refresh rotations committed in groups (SQLite), by what is counted: units (rotations) or transactions',
+      help: 'Refresh rotations committed in groups (SQLite), by what is counted: units (rotations), transactions, or reruns (batches run again unit by unit after a unit threw)',
       labelNames: ['counted'] as const,
       registers: [this.registry],
       collect() {
         this.reset();
         this.inc({ counted: 'units' }, stats.units);
         this.inc({ counted: 'transactions' }, stats.transactions);
+        this.inc({ counted: 'reruns' }, stats.reruns);
       },
     });
   }

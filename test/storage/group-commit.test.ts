@@ -57,9 +57,11 @@ for (const dialect of DIALECTS) {
       expect(results[7]?.status).toBe('rejected');
       expect(await count('operator.group_commit_test')).toBe(29);
       if (dialect === 'sqlite') {
-        // Thirty units that arrived together took far fewer transactions than thirty.
+        // Thirty units that arrived together took far fewer transactions than thirty; the batch with the
+        // throwing unit ran again unit by unit, and nothing was written twice.
         expect(commit.stats.units).toBe(30);
         expect(commit.stats.transactions).toBeLessThan(5);
+        expect(commit.stats.reruns).toBe(1);
       }
     });
 
@@ -81,6 +83,29 @@ for (const dialect of DIALECTS) {
           ),
         );
         expect([...seen].sort()).toEqual([0, 1, 2, 3, 4]);
+        // No unit threw: the batch committed as one plain transaction, without running again.
+        expect(commit.stats.reruns).toBe(0);
+      });
+
+    if (dialect === 'sqlite')
+      it('rejects every unit of a batch whose transaction fails, without running it again unit by unit', async () => {
+        const commit = new GroupCommit({
+          db: store.db,
+          // A transaction that fails of itself, as a full disk makes a commit fail.
+          sqliteTransaction: () => {
+            throw new Error('disk I/O error');
+          },
+        });
+        const results = await Promise.allSettled(
+          Array.from({ length: 3 }, () =>
+            commit.run(function* (db) {
+              yield auditStatement(db, { siteId, kind: 'operator.group_commit_commit_fails' }, 1);
+              return true;
+            }),
+          ),
+        );
+        expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+        expect(commit.stats.reruns).toBe(0);
       });
   });
 }
