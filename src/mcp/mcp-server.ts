@@ -54,7 +54,7 @@ function toolSchemas(operation: Operation): { inputSchema: z.ZodObject; outputSc
 
 /** The first step of a confirming call: nothing changes; the preview and a token bound to these arguments. */
 async function previewCall(operation: Operation, ctx: OperationContext, args: Record<string, unknown>, options: McpServerOptions) {
-  const preview = await operation.preview(ctx, args);
+  const preview = await operation.preview(ctx, args, { parsed: true });
   const { token, expiresAt } = options.confirmations.issue(ctx, { operation: operation.name, args });
   const structured = { confirmationRequired: true, preview, confirmationToken: token, expiresAt: new Date(expiresAt).toISOString() };
   const text =
@@ -86,7 +86,10 @@ function toolError(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** Runs one operation as an MCP tool call; every outcome becomes a CallToolResult. */
+/**
+ * Runs one operation as an MCP tool call; every outcome becomes a CallToolResult. `args` are what the SDK
+ * handed the tool: the arguments as the tool's input schema (toolSchemas) parsed them, so they are not parsed again.
+ */
 export async function callTool(
   operation: Operation,
   ctx: OperationContext,
@@ -99,9 +102,9 @@ export async function callTool(
       const { confirmationToken: token, ...rest } = (args ?? {}) as Record<string, unknown>;
       if (typeof token !== 'string' || token === '') return await previewCall(operation, ctx, rest, options);
       const precondition = options.confirmations.verify(ctx, { operation: operation.name, args: rest }, token);
-      output = { ...(await operation.run(ctx, rest, { precondition })), confirmationRequired: false };
+      output = { ...(await operation.run(ctx, rest, { precondition, parsed: true })), confirmationRequired: false };
     } else {
-      output = await operation.run(ctx, args);
+      output = await operation.run(ctx, args, { parsed: true });
     }
     // MCP 2025-06-18 "Structured content": a tool with structured output SHOULD also return it as text.
     return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };

@@ -109,6 +109,11 @@ export interface RunOptions {
   precondition?: (ctx: OperationContext) => Promise<void>;
   /** Runs last inside the write's transaction with the output (keeps an Idempotency-Key's answer). */
   committing?: (ctx: OperationContext, output: Record<string, unknown>) => Promise<void>;
+  /**
+   * The input is already the output of this operation's input schema: the MCP SDK parses a tool's
+   * arguments with that schema before it calls the tool, and parsing them again cost a second pass.
+   */
+  parsed?: boolean;
 }
 
 export interface OperationSpec<I extends z.ZodObject, O extends z.ZodObject> {
@@ -161,7 +166,7 @@ export interface Operation {
    */
   run(ctx: OperationContext, input: unknown, options?: RunOptions): Promise<Record<string, unknown>>;
   /** The preview of a confirming operation; validates the input like run(). */
-  preview(ctx: OperationContext, input: unknown): Promise<Preview>;
+  preview(ctx: OperationContext, input: unknown, options?: Pick<RunOptions, 'parsed'>): Promise<Preview>;
 }
 
 /** The sentence that marks user-written fields as data (issue 4: "returned as data, marked as such"). */
@@ -215,7 +220,7 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(sp
     tool: spec.tool ?? true,
     confirms: spec.confirm !== undefined,
     async run(ctx, input, options = {}) {
-      const data = parseInput(spec, input);
+      const data = options.parsed ? (input as z.output<I>) : parseInput(spec, input);
       try {
         if (spec.annotations.readOnlyHint && !options.precondition && !options.committing) return withNote(await spec.handle(ctx, data));
         const output = await write(ctx, data, options);
@@ -233,9 +238,9 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(sp
         throw error;
       }
     },
-    async preview(ctx, input) {
+    async preview(ctx, input, options = {}) {
       if (!spec.confirm) throw new Error(`operation ${spec.name} has no preview`);
-      return spec.confirm(ctx, parseInput(spec, input));
+      return spec.confirm(ctx, options.parsed ? (input as z.output<I>) : parseInput(spec, input));
     },
   };
 

@@ -167,6 +167,18 @@ for (const dialect of DIALECTS) {
       expect(errorText(await academy.callTool({ name: 'search_courses', arguments: { cursor: 'forged' } }))).toMatch(/not a cursor/);
     });
 
+    it('checks arguments by the tool’s input schema before the tool runs: a wrong type or a limit out of range is an error result naming the field', async () => {
+      expect(errorText(await academy.callTool({ name: 'search_courses', arguments: { limit: 0 } }))).toMatch(/limit/);
+      expect(errorText(await academy.callTool({ name: 'search_courses', arguments: { limit: 101 } }))).toMatch(/limit/);
+      expect(errorText(await academy.callTool({ name: 'search_courses', arguments: { query: 7 } }))).toMatch(/query/);
+      expect(errorText(await academy.callTool({ name: 'get_course', arguments: {} }))).toMatch(/slug/);
+      // Unknown fields are dropped by the schema, as they are at the REST door, and the call answers.
+      const page = structured<PagedAnswer<unknown>>(
+        await academy.callTool({ name: 'search_courses', arguments: { limit: 2, colour: 'red' } }),
+      );
+      expect(page.items.length).toBeLessThanOrEqual(2);
+    });
+
     it('answers an unknown tool with an error result', async () => {
       expect(errorText(await academy.callTool({ name: 'drop_database', arguments: {} }))).toMatch(/not found/);
     });
