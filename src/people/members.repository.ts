@@ -98,11 +98,13 @@ export async function pageMembers(scope: SiteScope, role: Role | undefined, requ
     scope,
     rows.slice(0, size).map((r) => r.person_id),
   );
-  const page = toPage(LIST, members, size, (m) => ({
-    sort: Number(rows.find((r) => r.person_id === m.id)?.since ?? m.memberSince),
-    id: m.id,
-  }));
-  return { ...page, hasNextPage: rows.length > size };
+  return toPage(
+    LIST,
+    members,
+    size,
+    (m) => ({ sort: Number(rows.find((r) => r.person_id === m.id)?.since ?? m.memberSince), id: m.id }),
+    rows.length > size,
+  );
 }
 
 export async function countMembers(scope: SiteScope, role: Role | undefined): Promise<number> {

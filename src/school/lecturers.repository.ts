@@ -60,7 +60,7 @@ export async function pageLecturers(scope: SiteScope, request: PageRequest): Pro
     .limit(size + 1)
     .execute();
   const items = await withCourses(scope, rows.slice(0, size));
-  return { ...toPage(LIST, items, size, (l) => ({ sort: l.createdAt, id: l.id })), hasNextPage: rows.length > size };
+  return toPage(LIST, items, size, (l) => ({ sort: l.createdAt, id: l.id }), rows.length > size);
 }
 
 export async function countLecturers(scope: SiteScope): Promise<number> {

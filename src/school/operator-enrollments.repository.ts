@@ -131,8 +131,7 @@ export async function pageEnrollments(
     .limit(size + 1)
     .execute();
   const items = await withProgress(scope, rows.slice(0, size), now);
-  const page = toPage(listName(of), items, size, (e) => ({ sort: e.startedAt, id: e.id }));
-  return { ...page, hasNextPage: rows.length > size };
+  return toPage(listName(of), items, size, (e) => ({ sort: e.startedAt, id: e.id }), rows.length > size);
 }
 
 export async function countEnrollments(scope: SiteScope, of: EnrollmentsOf): Promise<number> {

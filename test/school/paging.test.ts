@@ -56,6 +56,21 @@ describe('keyset paging', () => {
     const last = toPage('l', rows, 3, (r) => ({ sort: r.n, id: String(r.n) }));
     expect(last.hasNextPage).toBe(false);
     const empty = toPage('l', [], 5, () => ({ sort: 0, id: '' }));
-    expect(empty).toEqual({ edges: [], hasNextPage: false, endCursor: null });
+    expect([empty.edges, empty.hasNextPage, empty.endCursor]).toEqual([[], false, null]);
+  });
+
+  it('writes the endCursor, the last row’s cursor, only when it is read, and keeps it when the page is written out as JSON', () => {
+    const rows = [1, 2, 3].map((n) => ({ n }));
+    const keysRead: number[] = [];
+    const page = toPage('l', rows, 2, (r) => {
+      keysRead.push(r.n);
+      return { sort: r.n, id: String(r.n) };
+    });
+    expect(keysRead).toEqual([]);
+    expect(decodeCursor('l', page.endCursor)).toEqual({ sort: 2, id: '2' });
+    expect(keysRead).toEqual([2]);
+    expect(JSON.parse(JSON.stringify(page))).toMatchObject({ hasNextPage: true, endCursor: page.endCursor });
+    // A list that fetched one row more than it completed says itself whether a next page follows.
+    expect(toPage('l', rows.slice(0, 2), 2, (r) => ({ sort: r.n, id: String(r.n) }), true).hasNextPage).toBe(true);
   });
 });
