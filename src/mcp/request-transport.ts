@@ -9,17 +9,24 @@
 // enters the server under an id of ours and leaves under the client's again. The server only ever sees our
 // ids, so one client can never answer, cancel or read another's call.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCResultResponse,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type JSONRPCResultResponse,
-  type RequestId,
+import type {
+  JSONRPCErrorResponse,
+  JSONRPCMessage,
+  JSONRPCRequest,
+  JSONRPCResultResponse,
+  RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 
 export type JsonRpcAnswer = JSONRPCResultResponse | JSONRPCErrorResponse;
+
+/**
+ * Whether a message the server sends is an answer (JSON-RPC 2.0 section 5: a response carries a result or
+ * an error). The server is the SDK's, so its messages are well formed; the SDK's guards parse the whole
+ * message with a schema (the result included), which cost 0.6% of a member tool call.
+ */
+function isAnswer(message: JSONRPCMessage): message is JsonRpcAnswer {
+  return 'result' in message || 'error' in message;
+}
 
 interface InFlight<C> {
   clientId: RequestId;
@@ -47,7 +54,7 @@ export class RequestTransport<C> implements Transport {
 
   /** The server's messages: answers go to the request that waits for them; anything else has no stream to go to. */
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    if (!isAnswer(message)) return;
     const id = message.id;
     if (typeof id !== 'number') return;
     const call = this.inFlight.get(id);
