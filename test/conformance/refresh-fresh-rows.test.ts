@@ -100,13 +100,46 @@ for (const dialect of DIALECTS) {
       };
       const values = mintTokenPair();
       const now = server.clock.now();
-      await writeTokenPair(server.store.db, input, values, { now: () => now });
+      const written = await writeTokenPair(server.store.db, input, values, { now: () => now });
       const stored = await server.store.db
         .selectFrom('refresh_tokens')
         .selectAll()
         .where('token_hash', '=', values.refreshHash)
         .executeTakeFirstOrThrow();
       expect(stored).toEqual(issuedRefreshRow(input, values, now));
+      // The code exchange keeps the row writeTokenPair answers.
+      expect(written.refreshRow).toEqual(stored);
+    });
+
+    it('refuses a token from the code exchange (held since then) that another node revoked, and issues nothing', async () => {
+      const first = await getTokens(server, academyApp, { who: student });
+      const held = await server.store.db
+        .selectFrom('refresh_tokens')
+        .select('grant_id')
+        .where('token_hash', '=', hashToken(first.refresh_token))
+        .executeTakeFirstOrThrow();
+      await server.store.db
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: server.clock.now() })
+        .where('token_hash', '=', hashToken(first.refresh_token))
+        .execute();
+      const before = await tokensOf(held.grant_id);
+      const res = await refresh(server, academyApp, first.refresh_token);
+      expectInvalidGrant(res);
+      expect(res.body.error_description).toContain('revoked');
+      expect(await tokensOf(held.grant_id)).toBe(before);
+    });
+
+    it('refuses a token from the code exchange whose grant another node ended', async () => {
+      const first = await getTokens(server, academyApp, { who: student });
+      const held = await server.store.db
+        .selectFrom('refresh_tokens')
+        .select('grant_id')
+        .where('token_hash', '=', hashToken(first.refresh_token))
+        .executeTakeFirstOrThrow();
+      await server.store.db.updateTable('grants').set({ revoked_at: server.clock.now() }).where('id', '=', held.grant_id).execute();
+      expectInvalidGrant(await refresh(server, academyApp, first.refresh_token));
+      expect(await tokensOf(held.grant_id)).toBe(1);
     });
 
     it('refuses a token another node revoked, and issues nothing', async () => {

@@ -112,11 +112,22 @@ function pairRows(input: IssueInput, values: MintedPair, now: number) {
   };
 }
 
-export async function writeTokenPair(db: Db, input: IssueInput, values: MintedPair, clock: Clock): Promise<IssuedPair> {
+/** Writes a new pair; answers it with the refresh row as written (for fresh-refresh-tokens.ts once committed). */
+export async function writeTokenPair(
+  db: Db,
+  input: IssueInput,
+  values: MintedPair,
+  clock: Clock,
+): Promise<IssuedPair & { refreshRow: RefreshTokensTable }> {
   const rows = pairRows(input, values, clock.now());
   await insertAccessToken.changed(db, rows.access);
   await insertRefreshToken.changed(db, rows.refresh);
-  return { accessToken: values.accessToken, refreshToken: values.refreshToken, accessExpiresAt: rows.access.expiresAt };
+  return {
+    accessToken: values.accessToken,
+    refreshToken: values.refreshToken,
+    accessExpiresAt: rows.access.expiresAt,
+    refreshRow: refreshTokenValues(rows.refresh),
+  };
 }
 
 /**

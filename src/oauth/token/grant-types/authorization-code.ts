@@ -102,6 +102,8 @@ export const authorizationCodeGrant: GrantType = {
     });
     // Lost a race with another exchange of this code: that is a second use as well.
     if (!pair) return codeReused(ctx, site.id, codeHash, row.person_id, client.clientId);
+    // Committed: the client's first refresh can start from this row instead of reading it back.
+    ctx.freshRefreshTokens.remember(pair.refreshRow);
 
     let idToken: string | undefined;
     if (scopes.includes('openid')) {
