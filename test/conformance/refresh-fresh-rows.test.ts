@@ -69,16 +69,36 @@ for (const dialect of DIALECTS) {
     });
     afterAll(() => server?.close());
 
+    /** The grant of a refresh token, as the store holds it. */
+    async function grantOf(refreshToken: string): Promise<string> {
+      const held = await server.store.db
+        .selectFrom('refresh_tokens')
+        .select(['grant_id'])
+        .where('token_hash', '=', hashToken(refreshToken))
+        .executeTakeFirstOrThrow();
+      return held.grant_id;
+    }
+
+    /** A token issued by the code exchange here (so its row is held), and its grant. */
+    async function exchanged() {
+      const first = await getTokens(server, academyApp, { who: student });
+      return { first, grantId: await grantOf(first.refresh_token) };
+    }
+
     /** A token issued by a refresh here (so its row is held), and its grant. */
     async function freshlyIssued() {
       const first = await getTokens(server, academyApp, { who: student });
       const second = expectTokens(await refresh(server, academyApp, first.refresh_token));
-      const held = await server.store.db
-        .selectFrom('refresh_tokens')
-        .select(['grant_id'])
-        .where('token_hash', '=', hashToken(second.refresh_token))
-        .executeTakeFirstOrThrow();
-      return { second, grantId: held.grant_id };
+      return { second, grantId: await grantOf(second.refresh_token) };
+    }
+
+    /** Another node's revocation of a refresh token, written to the store behind this node's back. */
+    async function revokeInStore(refreshToken: string): Promise<void> {
+      await server.store.db
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: server.clock.now() })
+        .where('token_hash', '=', hashToken(refreshToken))
+        .execute();
     }
 
     const tokensOf = async (grantId: string) =>
@@ -112,43 +132,25 @@ for (const dialect of DIALECTS) {
     });
 
     it('refuses a token from the code exchange (held since then) that another node revoked, and issues nothing', async () => {
-      const first = await getTokens(server, academyApp, { who: student });
-      const held = await server.store.db
-        .selectFrom('refresh_tokens')
-        .select('grant_id')
-        .where('token_hash', '=', hashToken(first.refresh_token))
-        .executeTakeFirstOrThrow();
-      await server.store.db
-        .updateTable('refresh_tokens')
-        .set({ revoked_at: server.clock.now() })
-        .where('token_hash', '=', hashToken(first.refresh_token))
-        .execute();
-      const before = await tokensOf(held.grant_id);
+      const { first, grantId } = await exchanged();
+      await revokeInStore(first.refresh_token);
+      const before = await tokensOf(grantId);
       const res = await refresh(server, academyApp, first.refresh_token);
       expectInvalidGrant(res);
       expect(res.body.error_description).toContain('revoked');
-      expect(await tokensOf(held.grant_id)).toBe(before);
+      expect(await tokensOf(grantId)).toBe(before);
     });
 
     it('refuses a token from the code exchange whose grant another node ended', async () => {
-      const first = await getTokens(server, academyApp, { who: student });
-      const held = await server.store.db
-        .selectFrom('refresh_tokens')
-        .select('grant_id')
-        .where('token_hash', '=', hashToken(first.refresh_token))
-        .executeTakeFirstOrThrow();
-      await server.store.db.updateTable('grants').set({ revoked_at: server.clock.now() }).where('id', '=', held.grant_id).execute();
+      const { first, grantId } = await exchanged();
+      await server.store.db.updateTable('grants').set({ revoked_at: server.clock.now() }).where('id', '=', grantId).execute();
       expectInvalidGrant(await refresh(server, academyApp, first.refresh_token));
-      expect(await tokensOf(held.grant_id)).toBe(1);
+      expect(await tokensOf(grantId)).toBe(1);
     });
 
     it('refuses a token another node revoked, and issues nothing', async () => {
       const { second, grantId } = await freshlyIssued();
-      await server.store.db
-        .updateTable('refresh_tokens')
-        .set({ revoked_at: server.clock.now() })
-        .where('token_hash', '=', hashToken(second.refresh_token))
-        .execute();
+      await revokeInStore(second.refresh_token);
       const before = await tokensOf(grantId);
       const res = await refresh(server, academyApp, second.refresh_token);
       expectInvalidGrant(res);
