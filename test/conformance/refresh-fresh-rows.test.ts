@@ -81,16 +81,22 @@ for (const dialect of DIALECTS) {
 
     /** A token issued by the code exchange here (so its row is held), and its grant. */
     async function exchanged() {
-      const first = await getTokens(server, academyApp, { who: student });
-      return { first, grantId: await grantOf(first.refresh_token) };
+      const held = await getTokens(server, academyApp, { who: student });
+      return { held, grantId: await grantOf(held.refresh_token) };
     }
 
     /** A token issued by a refresh here (so its row is held), and its grant. */
     async function freshlyIssued() {
       const first = await getTokens(server, academyApp, { who: student });
-      const second = expectTokens(await refresh(server, academyApp, first.refresh_token));
-      return { second, grantId: await grantOf(second.refresh_token) };
+      const held = expectTokens(await refresh(server, academyApp, first.refresh_token));
+      return { held, grantId: await grantOf(held.refresh_token) };
     }
+
+    /** The two ways a node comes to hold a refresh token's row. */
+    const issuers = [
+      ['from the code exchange', exchanged],
+      ['from a refresh', freshlyIssued],
+    ] as const;
 
     /** Another node's revocation of a refresh token, written to the store behind this node's back. */
     async function revokeInStore(refreshToken: string): Promise<void> {
@@ -131,35 +137,28 @@ for (const dialect of DIALECTS) {
       expect(written.refreshRow).toEqual(stored);
     });
 
-    it('refuses a token from the code exchange (held since then) that another node revoked, and issues nothing', async () => {
-      const { first, grantId } = await exchanged();
-      await revokeInStore(first.refresh_token);
-      const before = await tokensOf(grantId);
-      const res = await refresh(server, academyApp, first.refresh_token);
-      expectInvalidGrant(res);
-      expect(res.body.error_description).toContain('revoked');
-      expect(await tokensOf(grantId)).toBe(before);
-    });
+    for (const [issued, issue] of issuers) {
+      it(`refuses a held token ${issued} that another node revoked, and issues nothing`, async () => {
+        const { held, grantId } = await issue();
+        await revokeInStore(held.refresh_token);
+        const before = await tokensOf(grantId);
+        const res = await refresh(server, academyApp, held.refresh_token);
+        expectInvalidGrant(res);
+        expect(res.body.error_description).toContain('revoked');
+        expect(await tokensOf(grantId)).toBe(before);
+      });
 
-    it('refuses a token from the code exchange whose grant another node ended', async () => {
-      const { first, grantId } = await exchanged();
-      await server.store.db.updateTable('grants').set({ revoked_at: server.clock.now() }).where('id', '=', grantId).execute();
-      expectInvalidGrant(await refresh(server, academyApp, first.refresh_token));
-      expect(await tokensOf(grantId)).toBe(1);
-    });
-
-    it('refuses a token another node revoked, and issues nothing', async () => {
-      const { second, grantId } = await freshlyIssued();
-      await revokeInStore(second.refresh_token);
-      const before = await tokensOf(grantId);
-      const res = await refresh(server, academyApp, second.refresh_token);
-      expectInvalidGrant(res);
-      expect(res.body.error_description).toContain('revoked');
-      expect(await tokensOf(grantId)).toBe(before);
-    });
+      it(`refuses a held token ${issued} whose grant another node ended, and issues nothing`, async () => {
+        const { held, grantId } = await issue();
+        await server.store.db.updateTable('grants').set({ revoked_at: server.clock.now() }).where('id', '=', grantId).execute();
+        const before = await tokensOf(grantId);
+        expectInvalidGrant(await refresh(server, academyApp, held.refresh_token));
+        expect(await tokensOf(grantId)).toBe(before);
+      });
+    }
 
     it('treats a token another node already rotated (and whose answer it cannot replay) as reused: the grant ends', async () => {
-      const { second, grantId } = await freshlyIssued();
+      const { held: second, grantId } = await freshlyIssued();
       await server.store.db
         .updateTable('refresh_tokens')
         .set({ rotated_at: server.clock.now() })
@@ -171,16 +170,8 @@ for (const dialect of DIALECTS) {
       expect((await userInfo(server.academy, second.access_token)).status).toBe(401);
     });
 
-    it('refuses a token whose grant another node ended, and issues nothing', async () => {
-      const { second, grantId } = await freshlyIssued();
-      await server.store.db.updateTable('grants').set({ revoked_at: server.clock.now() }).where('id', '=', grantId).execute();
-      const before = await tokensOf(grantId);
-      expectInvalidGrant(await refresh(server, academyApp, second.refresh_token));
-      expect(await tokensOf(grantId)).toBe(before);
-    });
-
     it('rotates a held token once: its second use is a replay inside the window, as when it is read from the store', async () => {
-      const { second } = await freshlyIssued();
+      const { held: second } = await freshlyIssued();
       const third = expectTokens(await refresh(server, academyApp, second.refresh_token));
       const again = expectTokens(await refresh(server, academyApp, second.refresh_token));
       expect(again.refresh_token).toBe(third.refresh_token);
