@@ -64,6 +64,7 @@ for (const dialect of DIALECTS) {
     afterAll(() => server?.close());
 
     it('a confidential client is counted per client, not per address: it outlasts the per-address budgets, then gets 429 with RateLimit-*', async () => {
+      server.clock.startRateWindow();
       for (let i = 0; i < CONFIDENTIAL; i++) {
         const res = await introspect(server.academy);
         expect(res.status, `call ${i + 1}`).toBe(200);
@@ -75,6 +76,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a public client is counted per client and address, apart from the confidential one', async () => {
+      server.clock.startRateWindow();
       const revoke = () => postForm(`${server.academy}/api/oauth/revoke`, { token: 'sga_x', client_id: academyApp.clientId });
       for (let i = 0; i < PUBLIC; i++) expect((await revoke()).status, `call ${i + 1}`).toBe(200);
       const limited = await revoke();
@@ -92,6 +94,7 @@ for (const dialect of DIALECTS) {
     afterAll(() => server?.close());
 
     it('after failed_client_auth_per_minute wrong secrets the address gets 429 whatever the secret, even the right one', async () => {
+      server.clock.startRateWindow();
       for (let i = 0; i < FAILURES; i++) {
         const res = await introspect(server.academy, 'wrong-secret');
         expect(res.status, `attempt ${i + 1}`).toBe(401);
@@ -121,6 +124,7 @@ for (const dialect of DIALECTS) {
     afterAll(() => server?.close());
 
     it('requests refused before a client is known spend the address budget (oauth_rate_per_minute)', async () => {
+      server.clock.startRateWindow();
       const url = `${server.academy}/api/oauth/token`;
       for (let i = 0; i < PUBLIC; i++) {
         const res = await postForm(url, { grant_type: 'password', client_id: academyApp.clientId });
@@ -131,6 +135,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('limits registration per address with the same headers', async () => {
+      server.clock.startRateWindow();
       const register = () =>
         fetch(`${server.academy}/api/oauth/register`, {
           method: 'POST',
@@ -159,6 +164,7 @@ for (const dialect of DIALECTS) {
 
     it('failed client authentications at two nodes add up to one budget', async () => {
       const [a, b] = servers as [DemoServer, DemoServer];
+      for (const node of [a, b]) node.clock.startRateWindow();
       for (let i = 0; i < FAILURES; i++) expect((await introspect((i % 2 ? a : b).academy, 'wrong-secret')).status).toBe(401);
       expectRateLimited(await introspect(a.academy, 'wrong-secret'));
       expectRateLimited(await introspect(b.academy));
@@ -175,6 +181,7 @@ for (const dialect of DIALECTS) {
     afterAll(() => server?.close());
 
     it('keeps serving and falls back to counting on the node: the limit still holds', async () => {
+      server.clock.startRateWindow();
       expect((await introspect(server.academy)).status).toBe(200);
       for (let i = 0; i < FAILURES; i++) expect((await introspect(server.academy, 'wrong-secret')).status).toBe(401);
       expectRateLimited(await introspect(server.academy, 'wrong-secret'));

@@ -272,6 +272,7 @@ for (const dialect of DIALECTS) {
       afterAll(() => tight?.close());
 
       it('answers the token endpoint with 429 and fetches no document for a document client', async () => {
+        tight.clock.startRateWindow();
         for (let i = 0; i < 2; i++) {
           const failed = await tokenRequest(tight.academy, {
             grant_type: 'refresh_token',

@@ -74,6 +74,7 @@ for (const dialect of DIALECTS) {
       expect((await refresh(server, client, tokens.refresh_token)).body.error).toBe('invalid_grant');
       const web = DEMO_CLIENTS.academyWeb;
       const wrong = { token: 'x', client_id: web.clientId, client_secret: 'wrong' };
+      server.clock.startRateWindow();
       expect((await postForm(`${server.academy}/api/oauth/introspect`, wrong)).status).toBe(401);
       expect((await postForm(`${server.academy}/api/oauth/introspect`, wrong)).status).toBe(429);
 
