@@ -169,6 +169,14 @@ export interface Operation {
   preview(ctx: OperationContext, input: unknown, options?: Pick<RunOptions, 'parsed'>): Promise<Preview>;
 }
 
+/** An operation as its definition returns it: run() answers its output's type, for callers inside the service. */
+export interface TypedOperation<O extends z.ZodObject> extends Operation {
+  run(ctx: OperationContext, input: unknown, options?: RunOptions): Promise<Output<O>>;
+}
+
+/** An operation's output as run() answers it: the handler's output, with `_note` where it applies. */
+type Output<O extends z.ZodObject> = z.output<O> & Record<string, unknown>;
+
 /** The sentence that marks user-written fields as data (issue 4: "returned as data, marked as such"). */
 export function userContentNote(fields: readonly string[]): string {
   return (
@@ -197,7 +205,7 @@ function isSerializationFailure(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '40001';
 }
 
-export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(spec: OperationSpec<I, O>): Operation {
+export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(spec: OperationSpec<I, O>): TypedOperation<O> {
   // Checked at load: a write without an audit target would change the school unrecorded.
   if (spec.audience === 'operator' && !spec.annotations.readOnlyHint && !spec.audit)
     throw new Error(`operation ${spec.name} writes and names no audit target`);
@@ -250,12 +258,12 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(sp
    * precondition read (If-Match) cannot be overtaken between the check and the write; SQLite writes
    * are serial anyway.
    */
-  function withNote(result: z.output<O>): Record<string, unknown> {
+  function withNote(result: z.output<O>): Output<O> {
     // Object.assign, not a spread with an added field: V8 builds those on a slow path.
     return note === null ? result : Object.assign({}, result, { _note: note });
   }
 
-  function write(ctx: OperationContext, data: z.output<I>, options: RunOptions): Promise<Record<string, unknown>> {
+  function write(ctx: OperationContext, data: z.output<I>, options: RunOptions): Promise<Output<O>> {
     return ctx.db
       .transaction()
       .setIsolationLevel('serializable')

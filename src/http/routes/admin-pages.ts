@@ -33,7 +33,7 @@ import { APPLICATIONS_PATH, applicationsBody, redirectUrisBody } from '../pages/
 import { auditBody } from '../pages/admin/audit-page.js';
 import { betaBody } from '../pages/admin/beta-page.js';
 import { type ConnectionView, connectionsBody } from '../pages/admin/connections-page.js';
-import { type OverviewInput, overviewBody } from '../pages/admin/overview-page.js';
+import { overviewBody } from '../pages/admin/overview-page.js';
 import type { Raw } from '../pages/html.js';
 import { messagePage } from '../pages/message-page.js';
 import { siteTheme } from '../pages/site-theme.js';
@@ -167,15 +167,13 @@ export function registerAdminPages(app: FastifyInstance, services: Services): vo
       getSchoolOverview.run(ctx, {}),
       getMetricTimeseries.run(ctx, { metric: 'revenue', interval: 'day' }),
     ]);
-    const o = overview as unknown as Omit<OverviewInput, 'dailyRevenue' | 'mcpConnections'>;
-    const s = series as unknown as { series: Array<{ points: Array<{ start: string; value: number }> }> };
     return render(
       request,
       reply,
       v,
       'Admin',
       '/admin',
-      overviewBody({ ...o, dailyRevenue: s.series[0]?.points ?? [], mcpConnections: request.site.mcpBeta }),
+      overviewBody({ ...overview, dailyRevenue: series.series[0]?.points ?? [], mcpConnections: request.site.mcpBeta }),
     );
   });
 
