@@ -1,9 +1,10 @@
 // Benchmarks (autocannon), each scenario side by side with a bare Fastify endpoint in the same run.
 // `npm run bench` measures SQLite and PostgreSQL with Redis (a fresh database, dropped after), in turns, and
-// prints requests per second, p99 latency, the share of the bare endpoint's rate and PostgreSQL's rate as
-// a share of SQLite's. The application runs as a deployment runs it (`serve --demo` from the build, its
-// own process, default logging). BENCH_STORE=sqlite or =postgres measures one store; BENCH_SECONDS,
-// BENCH_CONNECTIONS, BENCH_ROUNDS and BENCH_ONLY (scenario names, comma-separated) adjust the load.
+// prints requests per second, p99 latency, the server's CPU per request (from /proc, where there is one),
+// the share of the bare endpoint's rate and PostgreSQL's rate as a share of SQLite's. The application
+// runs as a deployment runs it (`serve --demo` from the build, its own process, default logging).
+// BENCH_STORE=sqlite or =postgres measures one store; BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS and
+// BENCH_ONLY (scenario names, comma-separated) adjust the load.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
@@ -100,6 +101,8 @@ const bare = await start('./bare-server.ts');
 interface Deployment {
   store: 'sqlite' | 'postgres';
   origin: string;
+  /** The server's process, whose CPU per request each run reports. */
+  pid: number | undefined;
   accessToken: string;
   stop(): Promise<void>;
 }
@@ -115,6 +118,7 @@ for (const store of STORES) {
   deployments.push({
     store,
     origin: app.origin,
+    pid: app.child.pid,
     accessToken: member.access_token,
     // SIGTERM is the clean shutdown of `serve`, which lets a profiler write its output.
     stop: async () => {
@@ -126,18 +130,25 @@ for (const store of STORES) {
 
 // Both stores' servers run side by side and are measured in turns, scenario by scenario (bare, SQLite,
 // PostgreSQL; BENCH_ROUNDS times), so that the box's drift during the run falls on all of them alike.
-const mean = (runs: Figures[]): Figures => ({
-  rps: runs.reduce((sum, f) => sum + f.rps, 0) / runs.length,
-  p99: Math.max(...runs.map((f) => f.p99)),
-  non2xx: runs.reduce((sum, f) => sum + f.non2xx, 0),
-});
+const mean = (runs: Figures[]): Figures => {
+  const figures: Figures = {
+    rps: runs.reduce((sum, f) => sum + f.rps, 0) / runs.length,
+    p99: Math.max(...runs.map((f) => f.p99)),
+    non2xx: runs.reduce((sum, f) => sum + f.non2xx, 0),
+  };
+  const cpu = runs.map((f) => f.cpuMicros).filter((c) => c !== undefined);
+  if (cpu.length === runs.length) figures.cpuMicros = cpu.reduce((sum, c) => sum + c, 0) / cpu.length;
+  return figures;
+};
+/** The server's CPU per request, where /proc gave it. */
+const cpuColumn = (f: Figures) => (f.cpuMicros === undefined ? '' : `  cpu ${f.cpuMicros.toFixed(0).padStart(4)} µs/req`);
 const rows: string[] = [];
 for (const scenario of measuredScenarios) {
   const options = await Promise.all(deployments.map((d) => scenario.options(d.origin, d.accessToken)));
   const runs = { bare: [] as Figures[], stores: deployments.map(() => [] as Figures[]) };
   for (let round = 0; round < ROUNDS; round++) {
-    runs.bare.push(await load({ url: `http://127.0.0.1:${bare.port}/bare` }));
-    for (const [i, opts] of options.entries()) runs.stores[i]?.push(await load(opts));
+    runs.bare.push(await load({ url: `http://127.0.0.1:${bare.port}/bare` }, bare.child.pid));
+    for (const [i, opts] of options.entries()) runs.stores[i]?.push(await load(opts, deployments[i]?.pid));
   }
   const base = mean(runs.bare);
   const byStore = new Map(deployments.map((d, i) => [d.store, mean(runs.stores[i] ?? [])]));
@@ -146,7 +157,7 @@ for (const scenario of measuredScenarios) {
     const sqlite = byStore.get('sqlite');
     const ofSqlite = store === 'postgres' && sqlite ? `  | ${((measured.rps / sqlite.rps) * 100).toFixed(0)}% of SQLite (goal 60%)` : '';
     rows.push(
-      `${(store === 'postgres' ? 'pg+redis' : 'sqlite').padEnd(8)} ${scenario.name.padEnd(24)} ${measured.rps.toFixed(0).padStart(7)} req/s  p99 ${String(measured.p99).padStart(4)} ms  non-2xx ${String(measured.non2xx).padStart(5)}  | bare ${base.rps.toFixed(0).padStart(7)} req/s  | share ${(share * 100).toFixed(1)}% (bar ${(scenario.bar * 100).toFixed(0)}%) ${share >= scenario.bar ? 'meets' : 'BELOW'}${ofSqlite}`,
+      `${(store === 'postgres' ? 'pg+redis' : 'sqlite').padEnd(8)} ${scenario.name.padEnd(24)} ${measured.rps.toFixed(0).padStart(7)} req/s  p99 ${String(measured.p99).padStart(4)} ms  non-2xx ${String(measured.non2xx).padStart(5)}${cpuColumn(measured)}  | bare ${base.rps.toFixed(0).padStart(7)} req/s${cpuColumn(base)}  | share ${(share * 100).toFixed(1)}% (bar ${(scenario.bar * 100).toFixed(0)}%) ${share >= scenario.bar ? 'meets' : 'BELOW'}${ofSqlite}`,
     );
     console.log(rows.at(-1));
   }
