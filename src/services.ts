@@ -28,8 +28,8 @@ import { MemoryCounterStore, RedisCounterStore } from './throttle/counter-store.
 import { Throttle } from './throttle/throttle.js';
 import { BackChannelLimits } from './oauth/token/back-channel-limits.js';
 import { Metrics } from './observability/metrics.js';
-import { type AssetStore, LocalAssetStore } from './assets/asset-store.js';
-import { S3AssetStore } from './assets/s3-asset-store.js';
+import type { AssetStore } from './assets/asset-store.js';
+import { configuredAssetStore } from './assets/configured-asset-store.js';
 import { Janitor, janitorOptions } from './maintenance/janitor.js';
 import { PostAnnouncer } from './maintenance/post-announcer.js';
 import { ConfirmationTokens } from './operations/confirmation.js';
@@ -166,7 +166,7 @@ export function createServices(deps: AppDeps): Services {
     throttle,
     metrics,
     postAnnouncer: new PostAnnouncer(db, clock),
-    assets: config.s3 ? new S3AssetStore(config.s3) : new LocalAssetStore(config.assetsDir),
+    assets: configuredAssetStore(config),
     janitor: new Janitor(
       db,
       deps.store.dialect,

@@ -3,7 +3,7 @@
 // per asset under its site, written under a temporary name first; or an S3-compatible bucket
 // (s3-asset-store.ts), where a multipart upload appears when it completes.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
@@ -19,6 +19,12 @@ export interface AssetStore {
   /** The file of `key` with its size; null when it is not there. */
   open(key: string): Promise<{ stream: Readable; size: number } | null>;
   remove(key: string): Promise<void>;
+  /**
+   * Removes files whose upload was cut off by a crash (never finished nor aborted) and that nothing has
+   * written to since `before`; answers how many. Absent where the storage cleans up itself (S3: a
+   * bucket lifecycle rule ends incomplete multipart uploads).
+   */
+  removeAbandoned?(before: number): Promise<number>;
 }
 
 /** Keys are ours (site id / random id), never a caller's text; still, refuse anything path-like. */
@@ -35,7 +41,7 @@ export class LocalAssetStore implements AssetStore {
   async create(key: string): Promise<PendingFile> {
     const path = this.path(key);
     await mkdir(join(path, '..'), { recursive: true });
-    const partial = `${path}.partial`;
+    const partial = `${path}${PARTIAL}`;
     const stream = createWriteStream(partial, { flags: 'wx', mode: 0o640 });
     return {
       stream,
@@ -59,5 +65,35 @@ export class LocalAssetStore implements AssetStore {
 
   async remove(key: string): Promise<void> {
     await rm(this.path(key), { force: true });
+  }
+
+  async removeAbandoned(before: number): Promise<number> {
+    let removed = 0;
+    for (const site of await entries(this.dir)) {
+      if (!site.isDirectory()) continue;
+      const folder = join(this.dir, site.name);
+      for (const file of await entries(folder)) {
+        if (!file.isFile() || !file.name.endsWith(PARTIAL)) continue;
+        const path = join(folder, file.name);
+        // A live upload writes as its bytes arrive, so its file's modification time stays recent.
+        const info = await stat(path).catch(() => null);
+        if (info === null || info.mtimeMs >= before) continue;
+        await rm(path, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+}
+
+const PARTIAL = '.partial';
+
+/** A folder's entries; none when it does not exist (yet). */
+async function entries(dir: string) {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
   }
 }

@@ -2,6 +2,8 @@
 // the same janitor on its own every janitor.interval_seconds; this is for cron jobs and for operators
 // who turned that off.
 import { parseArgs } from 'node:util';
+import { AbandonedUploadSweeper } from '../assets/abandoned-uploads.js';
+import { configuredAssetStore } from '../assets/configured-asset-store.js';
 import { Janitor, janitorOptions, PURGED_TABLES } from '../maintenance/janitor.js';
 import { openStore } from '../storage/connect.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -14,7 +16,8 @@ export const janitorCommand: Command = {
 
 Deletes, in small batches, what can no longer be used: authorization codes an hour past expiry,
 expired access and refresh tokens, the grants left without tokens, expired sessions and
-sign-in counters untouched for a day. Live requests are not held up while it runs.
+sign-in counters untouched for a day; and the partial files of uploads a crash cut off, once
+nothing has written to them for a day. Live requests are not held up while it runs.
 \`serve\` does this on its own every janitor.interval_seconds (platform config; 0 turns it off).
 On PostgreSQL only one node purges at a time; a run that finds another one busy says so.
 
@@ -32,11 +35,14 @@ ${ENV_HELP}`,
       await migrateToLatest(store);
       const janitor = new Janitor(store.db, store.dialect, ctx.clock, undefined, janitorOptions(config.platform.janitor));
       const report = await janitor.runOnce();
+      // Files, not rows: no lock needed, and removing a file twice is harmless.
+      const uploads = await new AbandonedUploadSweeper(configuredAssetStore(config), ctx.clock).runOnce();
       if (!report) {
         writeLine(ctx.io.stdout, 'Another node is purging right now; nothing was done.');
         return EXIT_OK;
       }
       for (const table of PURGED_TABLES) writeLine(ctx.io.stdout, `${table.padEnd(20)} ${report[table]} deleted`);
+      writeLine(ctx.io.stdout, `${'abandoned uploads'.padEnd(20)} ${uploads} removed`);
     } finally {
       await store.close();
     }

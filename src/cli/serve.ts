@@ -2,6 +2,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { AbandonedUploadSweeper } from '../assets/abandoned-uploads.js';
 import { startMetricsListener } from '../observability/metrics-listener.js';
 import { alignDemoOrigins, databaseIsEmpty, demoSummary, seedDemo } from '../demo/seed-demo.js';
 import { signingKeyEncryptionKey } from '../keys/signing-keys.js';
@@ -110,7 +111,13 @@ ${ENV_HELP}
       }
 
       const { interval_seconds } = config.platform.janitor;
-      if (interval_seconds > 0) app.services.janitor.start(interval_seconds * 1000, (err) => app.log.error({ err }, 'janitor run failed'));
+      const uploads = new AbandonedUploadSweeper(app.services.assets, app.services.clock, (files) =>
+        app.log.info({ files }, 'removed partial files of uploads cut off by a crash'),
+      );
+      if (interval_seconds > 0) {
+        app.services.janitor.start(interval_seconds * 1000, (err) => app.log.error({ err }, 'janitor run failed'));
+        uploads.start(interval_seconds * 1000, (err) => app.log.error({ err }, 'removing abandoned uploads failed'));
+      }
       const scheduler = config.platform.scheduler.interval_seconds;
       if (scheduler > 0)
         app.services.postAnnouncer.start(scheduler * 1000, (err) => app.log.error({ err }, 'announcing published posts failed'));
@@ -142,6 +149,7 @@ ${ENV_HELP}
       const grace = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
       try {
         await app.services.janitor.stop();
+        await uploads.stop();
         await app.services.postAnnouncer.stop();
         await app.close();
         metricsListener?.closeAllConnections();

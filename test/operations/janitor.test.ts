@@ -182,7 +182,11 @@ for (const dialect of DIALECTS) {
       const client = DEMO_CLIENTS.academyApp;
       const tokens = await getTokens(server, client);
       const fixture = await seedExpiry(server);
-      const result = await cli(['janitor', '--once'], cliEnv(server.config.databaseUrl), server.clock);
+      const result = await cli(
+        ['janitor', '--once'],
+        cliEnv(server.config.databaseUrl, { ASSETS_DIR: server.config.assetsDir }),
+        server.clock,
+      );
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^access_tokens +[3-9]\d* deleted$/m);
@@ -216,14 +220,20 @@ for (const dialect of DIALECTS) {
         await other.connect();
         try {
           await other.query('select pg_advisory_lock(7310001)');
-          const result = await cli(['janitor', '--once'], cliEnv(server.config.databaseUrl), server.clock);
+          const result = await cli(
+            ['janitor', '--once'],
+            cliEnv(server.config.databaseUrl, { ASSETS_DIR: server.config.assetsDir }),
+            server.clock,
+          );
           expect(result.code).toBe(0);
           expect(result.stdout).toContain('Another node is purging');
           expect(await present(server, 'access_tokens', fixture.ids.access_tokens?.gone ?? [])).toHaveLength(3);
         } finally {
           await other.end();
         }
-        expect((await cli(['janitor', '--once'], cliEnv(server.config.databaseUrl), server.clock)).code).toBe(0);
+        expect(
+          (await cli(['janitor', '--once'], cliEnv(server.config.databaseUrl, { ASSETS_DIR: server.config.assetsDir }), server.clock)).code,
+        ).toBe(0);
         await expectPurged(server, fixture);
       });
   });
