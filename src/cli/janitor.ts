@@ -2,7 +2,7 @@
 // the same janitor on its own every janitor.interval_seconds; this is for cron jobs and for operators
 // who turned that off.
 import { parseArgs } from 'node:util';
-import { AbandonedUploadSweeper } from '../assets/abandoned-uploads.js';
+import { removeAbandonedUploads } from '../assets/abandoned-uploads.js';
 import { configuredAssetStore } from '../assets/configured-asset-store.js';
 import { Janitor, janitorOptions, PURGED_TABLES } from '../maintenance/janitor.js';
 import { openStore } from '../storage/connect.js';
@@ -36,7 +36,7 @@ ${ENV_HELP}`,
       const janitor = new Janitor(store.db, store.dialect, ctx.clock, undefined, janitorOptions(config.platform.janitor));
       const report = await janitor.runOnce();
       // Files, not rows: no lock needed, and removing a file twice is harmless.
-      const uploads = await new AbandonedUploadSweeper(configuredAssetStore(config), ctx.clock).runOnce();
+      const uploads = await removeAbandonedUploads(configuredAssetStore(config), ctx.clock.now());
       if (!report) {
         writeLine(ctx.io.stdout, 'Another node is purging right now; nothing was done.');
         return EXIT_OK;

@@ -2,7 +2,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { AbandonedUploadSweeper } from '../assets/abandoned-uploads.js';
+import { removeAbandonedUploads } from '../assets/abandoned-uploads.js';
+import { RepeatingJob } from '../maintenance/repeating-job.js';
 import { startMetricsListener } from '../observability/metrics-listener.js';
 import { alignDemoOrigins, databaseIsEmpty, demoSummary, seedDemo } from '../demo/seed-demo.js';
 import { signingKeyEncryptionKey } from '../keys/signing-keys.js';
@@ -111,9 +112,10 @@ ${ENV_HELP}
       }
 
       const { interval_seconds } = config.platform.janitor;
-      const uploads = new AbandonedUploadSweeper(app.services.assets, app.services.clock, (files) =>
-        app.log.info({ files }, 'removed partial files of uploads cut off by a crash'),
-      );
+      const uploads = new RepeatingJob(async () => {
+        const files = await removeAbandonedUploads(app.services.assets, app.services.clock.now());
+        if (files > 0) app.log.info({ files }, 'removed partial files of uploads cut off by a crash');
+      });
       if (interval_seconds > 0) {
         app.services.janitor.start(interval_seconds * 1000, (err) => app.log.error({ err }, 'janitor run failed'));
         uploads.start(interval_seconds * 1000, (err) => app.log.error({ err }, 'removing abandoned uploads failed'));

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ABANDONED_AFTER_MS, AbandonedUploadSweeper } from '../../src/assets/abandoned-uploads.js';
+import { ABANDONED_AFTER_MS, removeAbandonedUploads } from '../../src/assets/abandoned-uploads.js';
 import { LocalAssetStore } from '../../src/assets/asset-store.js';
 import { freePort } from '../helpers/free-port.js';
 import { TestClock } from '../helpers/test-clock.js';
@@ -50,15 +50,11 @@ describe('abandoned uploads', () => {
     writeFileSync(join(dir, 'site_a', 'notes.txt'), 'not an upload');
     age(join(dir, 'site_a', 'notes.txt'), ABANDONED_AFTER_MS * 10);
 
-    const removed: number[] = [];
-    const sweeper = new AbandonedUploadSweeper(store, new TestClock(), (files) => removed.push(files));
-    expect(await sweeper.runOnce()).toBe(2);
-    expect(removed).toEqual([2]);
+    expect(await removeAbandonedUploads(store, Date.now())).toBe(2);
     expect(filesOf(dir, 'site_a')).toEqual(['ast_done', 'ast_live.partial', 'notes.txt']);
     expect(filesOf(dir, 'site_b')).toEqual([]);
-    // Nothing more to remove: a second run answers 0 and reports nothing.
-    expect(await sweeper.runOnce()).toBe(0);
-    expect(removed).toEqual([2]);
+    // Nothing more to remove: a second run answers 0.
+    expect(await removeAbandonedUploads(store, Date.now())).toBe(0);
     // The finished asset is still served whole.
     const opened = await store.open('site_a/ast_done');
     const chunks: Buffer[] = [];
@@ -71,16 +67,15 @@ describe('abandoned uploads', () => {
     const store = new LocalAssetStore(dir);
     await cutOffUpload(store, 'site_a/ast_recent');
     const clock = new TestClock();
-    const sweeper = new AbandonedUploadSweeper(store, clock);
-    expect(await sweeper.runOnce()).toBe(0);
+    expect(await removeAbandonedUploads(store, clock.now())).toBe(0);
     clock.advance(ABANDONED_AFTER_MS + 1000);
-    expect(await sweeper.runOnce()).toBe(1);
+    expect(await removeAbandonedUploads(store, clock.now())).toBe(1);
     expect(filesOf(dir, 'site_a')).toEqual([]);
   });
 
   it('answers 0 when the assets folder does not exist yet (no upload ever)', async () => {
     const store = new LocalAssetStore(join(folder(), 'never-created'));
-    expect(await new AbandonedUploadSweeper(store, new TestClock()).runOnce()).toBe(0);
+    expect(await removeAbandonedUploads(store, Date.now())).toBe(0);
   });
 
   it('`schoolgate janitor --once` removes them too and says how many', async () => {
