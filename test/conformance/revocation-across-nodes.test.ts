@@ -82,6 +82,8 @@ for (const withRedis of [true, false]) {
           const signedIn = await owner.request(`${server.academy}/oauth/sign-in`, {
             form: { ...hiddenFields(form.html), email: owner.email, password: owner.password },
           });
+          // Signed in: a refused sign-in would leave the admin forms below redirecting to it, changing nothing.
+          expect(signedIn.status).toBe(303);
           const beta = await owner.request(signedIn.location as string);
           const csrf = /name="csrf_token" value="([^"]+)"/.exec(
             beta.html.slice(beta.html.indexOf('action="/admin/settings/beta"')),
