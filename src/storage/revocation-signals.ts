@@ -6,6 +6,7 @@
 // - PostgreSQL with REDIS_URL: signals travel over Redis pub/sub; while the subscription is not up,
 //   caches are bypassed and flushed.
 // - PostgreSQL without Redis: never reliable; every lookup reads the database.
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import type { Store } from './connect.js';
@@ -22,6 +23,18 @@ export interface RevocationSignals {
 }
 
 const CHANNEL = 'schoolgate:revocations';
+
+/**
+ * Longest a publisher waits for its own signal to come back through Redis. Redis answers PUBLISH before
+ * it has necessarily written the message to every subscriber, so a node that answered its client at once
+ * could be asked by that client at another node before the signal got there (seen: 1-3 ms on a busy box).
+ * Redis writes a message to all its subscribers in one pass, this node's own subscriber among them; once
+ * that copy is back, the others have been sent too.
+ */
+export const ECHO_WAIT_MS = 100;
+
+/** A signal on the wire: the signal, and which publish it came from (so a node knows its own echo). */
+type WireSignal = RevocationSignal & { from?: string };
 
 function localBus() {
   const emitter = new EventEmitter();
@@ -69,6 +82,8 @@ function redisSignals(redisUrl: string): RevocationSignals {
   const publisher = new Redis(redisUrl, options);
   const subscriber = new Redis(redisUrl, { ...options, enableOfflineQueue: true });
   let subscribed = false;
+  /** Publishes of this node waiting for their echo, by id. */
+  const echoes = new Map<string, () => void>();
   const lost = () => {
     if (subscribed) bus.emit({ kind: 'flush' });
     subscribed = false;
@@ -86,20 +101,41 @@ function redisSignals(redisUrl: string): RevocationSignals {
     }, lost);
   });
   subscriber.on('message', (_channel: string, message: string) => {
+    let wire: WireSignal;
     try {
-      bus.emit(JSON.parse(message) as RevocationSignal);
+      wire = JSON.parse(message) as WireSignal;
     } catch {
       bus.emit({ kind: 'flush' });
+      return;
     }
+    const echo = wire.from === undefined ? undefined : echoes.get(wire.from);
+    // This node's own signal, already told here when it was published.
+    if (echo) return echo();
+    const { from: _from, ...signal } = wire;
+    bus.emit(signal);
   });
   return {
     reliable: () => subscribed,
     async publish(signal) {
       bus.emit(signal);
+      const from = randomUUID();
+      // Only a subscribed node hears its echo; otherwise there is nothing to wait for.
+      const echoed = subscribed
+        ? new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, ECHO_WAIT_MS);
+            echoes.set(from, () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          })
+        : undefined;
       try {
-        await publisher.publish(CHANNEL, JSON.stringify(signal));
+        await publisher.publish(CHANNEL, JSON.stringify({ ...signal, from } satisfies WireSignal));
+        await echoed;
       } catch {
         // Other processes whose Redis link is down bypass their caches already; nothing else to do.
+      } finally {
+        echoes.delete(from);
       }
     },
     subscribe: bus.subscribe,
