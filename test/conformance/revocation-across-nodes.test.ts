@@ -88,11 +88,17 @@ for (const withRedis of [true, false]) {
           const csrf = /name="csrf_token" value="([^"]+)"/.exec(
             beta.html.slice(beta.html.indexOf('action="/admin/settings/beta"')),
           )?.[1] as string;
-          expect((await owner.request(`${server.academy}/admin/settings/beta`, { form: { csrf_token: csrf } })).status).toBe(303);
-          expect(await userInfoVia(node.port, host, tokens.access_token)).toBe(403);
-          expect(
-            (await owner.request(`${server.academy}/admin/settings/beta`, { form: { csrf_token: csrf, mcp_connections: 'on' } })).status,
-          ).toBe(303);
+          const mcpConnections = (on: boolean) =>
+            owner.request(`${server.academy}/admin/settings/beta`, {
+              form: { csrf_token: csrf, ...(on ? { mcp_connections: 'on' } : {}) },
+            });
+          try {
+            expect((await mcpConnections(false)).status).toBe(303);
+            expect(await userInfoVia(node.port, host, tokens.access_token)).toBe(403);
+          } finally {
+            // Back on whatever happened above: the tests after this one authorize the member app.
+            expect((await mcpConnections(true)).status).toBe(303);
+          }
           expect(await userInfoVia(node.port, host, tokens.access_token)).toBe(200);
           const revoked = await owner.request(`${server.academy}/admin/connections/revoke`, {
             form: { csrf_token: csrf, client_id: 'academy-member-app' },
