@@ -32,6 +32,8 @@ const CHANNEL = 'schoolgate:revocations';
  * that copy is back, the others have been sent too.
  */
 export const ECHO_WAIT_MS = 100;
+/** How long a node still knows its own signal once it stopped waiting: a late copy is then not told again. */
+const ECHO_KNOWN_MS = 60_000;
 
 /** A signal on the wire: the signal, and which publish it came from (so a node knows its own echo). */
 type WireSignal = RevocationSignal & { from?: string };
@@ -82,8 +84,8 @@ function redisSignals(redisUrl: string): RevocationSignals {
   const publisher = new Redis(redisUrl, options);
   const subscriber = new Redis(redisUrl, { ...options, enableOfflineQueue: true });
   let subscribed = false;
-  /** Publishes of this node waiting for their echo, by id. */
-  const echoes = new Map<string, () => void>();
+  /** Publishes of this node whose copy has not come back yet, by id: what to do when it does. */
+  const echoes = new Map<string, { heard: () => void; forget: NodeJS.Timeout }>();
   const lost = () => {
     if (subscribed) bus.emit({ kind: 'flush' });
     subscribed = false;
@@ -109,8 +111,12 @@ function redisSignals(redisUrl: string): RevocationSignals {
       return;
     }
     const echo = wire.from === undefined ? undefined : echoes.get(wire.from);
-    // This node's own signal, already told here when it was published.
-    if (echo) return echo();
+    if (echo) {
+      // This node's own signal, already told here when it was published.
+      echoes.delete(wire.from as string);
+      clearTimeout(echo.forget);
+      return echo.heard();
+    }
     const { from: _from, ...signal } = wire;
     bus.emit(signal);
   });
@@ -120,22 +126,24 @@ function redisSignals(redisUrl: string): RevocationSignals {
       bus.emit(signal);
       const from = randomUUID();
       // Only a subscribed node hears its echo; otherwise there is nothing to wait for.
-      const echoed = subscribed
-        ? new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, ECHO_WAIT_MS);
-            echoes.set(from, () => {
-              clearTimeout(timer);
-              resolve();
-            });
-          })
-        : undefined;
+      const waiting = subscribed;
+      let wait: NodeJS.Timeout | undefined;
+      const echoed = new Promise<void>((resolve) => {
+        const forget = setTimeout(() => echoes.delete(from), ECHO_KNOWN_MS);
+        forget.unref();
+        echoes.set(from, { heard: resolve, forget });
+        if (waiting) wait = setTimeout(resolve, ECHO_WAIT_MS);
+      });
       try {
         await publisher.publish(CHANNEL, JSON.stringify({ ...signal, from } satisfies WireSignal));
-        await echoed;
+        if (waiting) await echoed;
       } catch {
-        // Other processes whose Redis link is down bypass their caches already; nothing else to do.
-      } finally {
+        // Other processes whose Redis link is down bypass their caches already; nothing else to do. Nothing
+        // was sent, so no copy will come back.
+        clearTimeout(echoes.get(from)?.forget);
         echoes.delete(from);
+      } finally {
+        clearTimeout(wait);
       }
     },
     subscribe: bus.subscribe,
