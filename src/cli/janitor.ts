@@ -35,12 +35,11 @@ ${ENV_HELP}`,
       await migrateToLatest(store);
       const janitor = new Janitor(store.db, store.dialect, ctx.clock, undefined, janitorOptions(config.platform.janitor));
       const report = await janitor.runOnce();
-      // Files, not rows: no lock needed, and removing a file twice is harmless.
-      const uploads = await removeAbandonedUploads(configuredAssetStore(config), ctx.clock.now());
       if (!report) {
         writeLine(ctx.io.stdout, 'Another node is purging right now; nothing was done.');
         return EXIT_OK;
       }
+      const uploads = await removeAbandonedUploads(configuredAssetStore(config), ctx.clock.now());
       for (const table of PURGED_TABLES) writeLine(ctx.io.stdout, `${table.padEnd(20)} ${report[table]} deleted`);
       writeLine(ctx.io.stdout, `${'abandoned uploads'.padEnd(20)} ${uploads} removed`);
     } finally {
