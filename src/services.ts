@@ -13,6 +13,7 @@ import { type BearerChecker, createBearerChecker } from './oauth/bearer.js';
 import { createStandingCheck, type StandingCheck } from './oauth/standing.js';
 import type { TokenContext } from './oauth/token/token-context.js';
 import { AccessTokenCache } from './oauth/tokens/access-token-cache.js';
+import { redisNames } from './storage/redis-names.js';
 import { createRevocationSignals, type RevocationSignals } from './storage/revocation-signals.js';
 import { FreshRefreshTokens } from './oauth/tokens/fresh-refresh-tokens.js';
 import { CoherentCache } from './storage/coherent-cache.js';
@@ -85,7 +86,8 @@ export function createServices(deps: AppDeps): Services {
     clock,
   );
   const keys = new KeyCache(db, signingKeyEncryptionKey(config.secret), clock);
-  const signals = createRevocationSignals(deps.store, config.redisUrl);
+  const redisNaming = redisNames(config.redisPrefix);
+  const signals = createRevocationSignals(deps.store, config.redisUrl, redisNaming);
   const accessTokens = new AccessTokenCache(signals, clock);
   // Read on every UserInfo call and every client authentication; both change rarely and flush on change.
   const peopleCache = new CoherentCache<PersonWithRoles>(signals, clock);
@@ -126,7 +128,7 @@ export function createServices(deps: AppDeps): Services {
   if (deps.store.poolStats) metrics.watchPool(deps.store.poolStats);
   if (deps.store.checkpoints) metrics.watchCheckpoints(deps.store.checkpoints);
   const localCounters = new MemoryCounterStore(() => clock.now());
-  const counters = redis ? new RedisCounterStore(redis, localCounters, () => metrics.redisFallback()) : localCounters;
+  const counters = redis ? new RedisCounterStore(redis, localCounters, () => metrics.redisFallback(), redisNaming) : localCounters;
   const throttle = new Throttle(
     counters,
     () => clock.now(),

@@ -1,4 +1,5 @@
 // What every `schoolgate` command (CONTRACT 1) shares: its shape, argument parsing, typed exits, store access.
+import { redisNames } from '../storage/redis-names.js';
 import { announceChange } from '../storage/revocation-signals.js';
 import { type Config, loadConfig } from '../config/config.js';
 import type { Clock } from '../kernel/clock.js';
@@ -101,7 +102,7 @@ export async function withStore<T>(config: Config, fn: (store: Store) => Promise
 export async function withStoreAnnouncingChange<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
   return withStore(config, async (store) => {
     const result = await fn(store);
-    await announceChange(store, config.redisUrl);
+    await announceChange(store, config.redisUrl, redisNames(config.redisPrefix));
     return result;
   });
 }

@@ -62,7 +62,7 @@ Environment:
                       which generate one into the data folder when it is unset
   SCHOOLGATE_CONFIG   platform config file (vendor integrations, CIMD policy, lifetimes)
   PORT, HOST          listening port (3000) and address (127.0.0.1) of \`serve\`
-  REDIS_URL, TRUST_PROXY  see \`schoolgate serve --help\`
+  REDIS_URL, REDIS_PREFIX, TRUST_PROXY  see \`schoolgate serve --help\`
   SCHOOLGATE_DEBUG=1  print stack traces of unexpected errors
 
 Exit codes: 0 success, 1 failure, 2 usage error.

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { REDIS_PREFIX_PATTERN } from '../storage/redis-names.js';
 
 const vendorSchema = z.object({
   client_name: z.string().min(1),
@@ -144,6 +145,14 @@ const envSchema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || v === '' || /^rediss?:\/\//.test(v), 'must be redis://... or rediss://...'),
+  /** Keeps this deployment's keys and channel apart from another's on a shared Redis (storage/redis-names.ts). */
+  REDIS_PREFIX: z
+    .string()
+    .optional()
+    .refine(
+      (v) => v === undefined || v === '' || REDIS_PREFIX_PATTERN.test(v),
+      'must be 1-64 letters, digits, _ . or -, starting with a letter or digit',
+    ),
   SCHOOLGATE_CONFIG: z.string().optional(),
   SCHOOLGATE_SECRET: z.string().optional(),
   TRUST_PROXY: z.string().optional(),
@@ -176,6 +185,8 @@ export interface Config {
   host: string;
   databaseUrl: string;
   redisUrl: string | undefined;
+  /** Prefixes this deployment's names in Redis; '' when unset. */
+  redisPrefix: string;
   /** Master key material (at least 32 bytes of entropy) that encrypts what is kept reversibly. */
   secret: string;
   trustProxy: string[] | false;
@@ -251,6 +262,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL ? e.REDIS_URL : undefined,
+    redisPrefix: e.REDIS_PREFIX ?? '',
     secret,
     trustProxy: e.TRUST_PROXY
       ? e.TRUST_PROXY.split(',')

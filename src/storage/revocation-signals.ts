@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import type { Store } from './connect.js';
+import { type RedisNames, redisNames } from './redis-names.js';
 
 export type RevocationSignal = { kind: 'grant'; grantId: string } | { kind: 'access_token'; tokenHash: string } | { kind: 'flush' };
 
@@ -21,8 +22,6 @@ export interface RevocationSignals {
   subscribe(listener: (signal: RevocationSignal) => void): void;
   close(): Promise<void>;
 }
-
-const CHANNEL = 'schoolgate:revocations';
 
 /**
  * Longest a publisher waits for its own signal to come back through Redis. Redis answers PUBLISH before
@@ -78,7 +77,7 @@ function sqliteSignals(externalWriteVersion: () => number): RevocationSignals {
   };
 }
 
-function redisSignals(redisUrl: string): RevocationSignals {
+function redisSignals(redisUrl: string, channel: string): RevocationSignals {
   const bus = localBus();
   const options = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false } as const;
   const publisher = new Redis(redisUrl, options);
@@ -96,7 +95,7 @@ function redisSignals(redisUrl: string): RevocationSignals {
   subscriber.on('close', lost);
   subscriber.on('end', lost);
   subscriber.on('ready', () => {
-    subscriber.subscribe(CHANNEL).then(() => {
+    subscriber.subscribe(channel).then(() => {
       // Anything published while we were not listening is unknown: start from an empty cache.
       bus.emit({ kind: 'flush' });
       subscribed = true;
@@ -135,7 +134,7 @@ function redisSignals(redisUrl: string): RevocationSignals {
         if (waiting) wait = setTimeout(resolve, ECHO_WAIT_MS);
       });
       try {
-        await publisher.publish(CHANNEL, JSON.stringify({ ...signal, from } satisfies WireSignal));
+        await publisher.publish(channel, JSON.stringify({ ...signal, from } satisfies WireSignal));
         if (waiting) await echoed;
       } catch {
         // Other processes whose Redis link is down bypass their caches already; nothing else to do. Nothing
@@ -159,9 +158,9 @@ function noSignals(): RevocationSignals {
   return { reliable: () => false, publish: async (s) => void bus.emit(s), subscribe: bus.subscribe, close: async () => {} };
 }
 
-export function createRevocationSignals(store: Store, redisUrl: string | undefined): RevocationSignals {
+export function createRevocationSignals(store: Store, redisUrl: string | undefined, names: RedisNames = redisNames()): RevocationSignals {
   if (store.externalWriteVersion) return sqliteSignals(store.externalWriteVersion);
-  if (redisUrl) return redisSignals(redisUrl);
+  if (redisUrl) return redisSignals(redisUrl, names.revocationChannel);
   return noSignals();
 }
 
@@ -169,12 +168,12 @@ export function createRevocationSignals(store: Store, redisUrl: string | undefin
  * For a process that writes but does not serve (the CLI): tells the serving processes to drop their
  * caches. Only PostgreSQL deployments with Redis need it; on SQLite, data_version already carries it.
  */
-export async function announceChange(store: Store, redisUrl: string | undefined): Promise<void> {
+export async function announceChange(store: Store, redisUrl: string | undefined, names: RedisNames = redisNames()): Promise<void> {
   if (store.externalWriteVersion || !redisUrl) return;
   const client = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
   client.on('error', () => {});
   try {
-    await client.publish(CHANNEL, JSON.stringify({ kind: 'flush' } satisfies RevocationSignal));
+    await client.publish(names.revocationChannel, JSON.stringify({ kind: 'flush' } satisfies RevocationSignal));
   } finally {
     client.disconnect();
   }

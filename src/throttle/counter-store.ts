@@ -2,6 +2,7 @@
 // while Redis cannot answer, each node counts alone (a limit then holds per node, never not at all).
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { type RedisNames, redisNames } from '../storage/redis-names.js';
 
 /** A counter that must stay under its limit for another one to be added to. */
 export interface Guard {
@@ -98,6 +99,7 @@ export class RedisCounterStore implements CounterStore {
     private readonly redis: Redis,
     private readonly fallback: CounterStore,
     private readonly onFallback: () => void = () => {},
+    private readonly names: RedisNames = redisNames(),
   ) {}
 
   async add(key: string, by: number, ttlMs: number): Promise<number> {
@@ -106,7 +108,7 @@ export class RedisCounterStore implements CounterStore {
 
   async addUnless(guards: readonly Guard[], key: string, by: number, ttlMs: number): Promise<GuardedAdd> {
     try {
-      const keys = [...guards.map((g) => `sg:rl:${g.key}`), `sg:rl:${key}`];
+      const keys = [...guards.map((g) => this.names.counter(g.key)), this.names.counter(key)];
       const [index, count] = (await this.run(keys, [...guards.map((g) => g.limit), by, ttlMs])) as [number, number];
       return { stoppedBy: Number(index) - 1, count: Number(count) };
     } catch {
@@ -127,7 +129,7 @@ export class RedisCounterStore implements CounterStore {
 
   async read(keys: readonly string[]): Promise<number[]> {
     try {
-      const values = await this.redis.mget(keys.map((key) => `sg:rl:${key}`));
+      const values = await this.redis.mget(keys.map((key) => this.names.counter(key)));
       return values.map((value) => Number(value ?? 0));
     } catch {
       this.onFallback();

@@ -99,6 +99,14 @@ describe('schoolgate usage', () => {
     expect(result.stderr).toMatch(/SCHOOLGATE_SECRET: must be at least 32 characters/);
   });
 
+  it('a REDIS_PREFIX that would not read plainly as a Redis name part is refused (exit 1)', async () => {
+    for (const prefix of ['has space', ':leading-colon', 'x'.repeat(65)]) {
+      const result = await cli(['site', 'list'], { ...env, REDIS_PREFIX: prefix });
+      expect(result.code, prefix).toBe(1);
+      expect(result.stderr).toMatch(/REDIS_PREFIX: must be 1-64 letters/);
+    }
+  });
+
   it('an unreachable database fails with its reason and exit 1', async () => {
     const result = await cli(['site', 'list'], { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
     expect(result.code).toBe(1);

@@ -17,6 +17,7 @@ const LIMITS_REDIS_URL = (() => {
   url.pathname = '/9';
   return url.toString();
 })();
+const OTHER_PREFIX = 'other-network';
 const FAILURES = 4;
 const CONFIDENTIAL = 12;
 const PUBLIC = 3;
@@ -151,12 +152,17 @@ for (const dialect of DIALECTS) {
   describe.skipIf(skipDialect(dialect) || !redis)(`rate limits shared through Redis (${dialect})`, () => {
     const servers: DemoServer[] = [];
 
+    /** Another deployment on the same Redis, with a REDIS_PREFIX of its own. */
+    let other: DemoServer;
+
     beforeAll(async () => {
       const admin = new Redis(LIMITS_REDIS_URL);
       await admin.flushdb();
       admin.disconnect();
       for (let i = 0; i < 2; i++)
         servers.push(await startDemoServer(dialect, { platform: tightLimits, env: { REDIS_URL: LIMITS_REDIS_URL } }));
+      other = await startDemoServer(dialect, { platform: tightLimits, env: { REDIS_URL: LIMITS_REDIS_URL, REDIS_PREFIX: OTHER_PREFIX } });
+      servers.push(other);
     });
     afterAll(async () => {
       for (const server of servers) await server.close();
@@ -168,6 +174,22 @@ for (const dialect of DIALECTS) {
       for (let i = 0; i < FAILURES; i++) expect((await introspect((i % 2 ? a : b).academy, 'wrong-secret')).status).toBe(401);
       expectRateLimited(await introspect(a.academy, 'wrong-secret'));
       expectRateLimited(await introspect(b.academy));
+    });
+
+    it('a deployment with another REDIS_PREFIX on the same Redis spends budgets of its own', async () => {
+      const [a, b] = servers as [DemoServer, DemoServer];
+      // All three clocks in one window, so that only the prefix can keep the counters apart.
+      for (const node of [b, other]) node.clock.advance(a.clock.now() - node.clock.now());
+      for (const node of [a, b, other]) node.clock.startRateWindow();
+      for (let i = 0; i < FAILURES; i++) expect((await introspect(a.academy, 'wrong-secret')).status).toBe(401);
+      expectRateLimited(await introspect(b.academy));
+      expect((await introspect(other.academy)).status).toBe(200);
+      const observer = new Redis(LIMITS_REDIS_URL);
+      try {
+        expect(await observer.keys(`${OTHER_PREFIX}:sg:rl:*`)).not.toEqual([]);
+      } finally {
+        observer.disconnect();
+      }
     });
   });
 

@@ -4,7 +4,13 @@
 // again; a node whose Redis is unreachable does not wait for an echo that cannot come.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/storage/connect.js';
-import { createRevocationSignals, type RevocationSignal, type RevocationSignals } from '../../src/storage/revocation-signals.js';
+import { redisNames } from '../../src/storage/redis-names.js';
+import {
+  announceChange,
+  createRevocationSignals,
+  type RevocationSignal,
+  type RevocationSignals,
+} from '../../src/storage/revocation-signals.js';
 import { REDIS_URL, redisAvailable } from '../helpers/redis.js';
 
 const available = await redisAvailable();
@@ -13,8 +19,8 @@ describe.skipIf(!available)('revocation signals over Redis', () => {
   let store: Store;
   let nodes: RevocationSignals[] = [];
   /** Signals as a PostgreSQL node with REDIS_URL has them (the store only tells the kind apart). */
-  const node = (redisUrl = REDIS_URL) => {
-    const signals = createRevocationSignals({ ...store, externalWriteVersion: undefined }, redisUrl);
+  const node = (redisUrl = REDIS_URL, prefix = '') => {
+    const signals = createRevocationSignals({ ...store, externalWriteVersion: undefined }, redisUrl, redisNames(prefix));
     nodes.push(signals);
     return signals;
   };
@@ -41,6 +47,34 @@ describe.skipIf(!available)('revocation signals over Redis', () => {
     await a.publish({ kind: 'access_token', tokenHash: 'own-echo' });
     await a.publish({ kind: 'flush' });
     expect(told).toEqual([{ kind: 'access_token', tokenHash: 'own-echo' }]);
+  });
+
+  it('reaches the nodes of its own deployment only: a deployment with another REDIS_PREFIX on the same Redis hears none of it', async () => {
+    const [a, sameDeployment] = [node(REDIS_URL, 'school-a'), node(REDIS_URL, 'school-a')];
+    const [otherDeployment, unprefixed] = [node(REDIS_URL, 'school-b'), node()];
+    await subscribed(a, sameDeployment, otherDeployment, unprefixed);
+    const heard = (signals: RevocationSignals) => {
+      const got: string[] = [];
+      signals.subscribe((signal) => {
+        if (signal.kind === 'grant' && signal.grantId.startsWith('prefixed-')) got.push(signal.grantId);
+      });
+      return got;
+    };
+    const [bySame, byOther, byUnprefixed] = [heard(sameDeployment), heard(otherDeployment), heard(unprefixed)];
+    const flushes: RevocationSignal[] = [];
+    sameDeployment.subscribe((signal) => signal.kind === 'flush' && flushes.push(signal));
+    await a.publish({ kind: 'grant', grantId: 'prefixed-1' });
+    // What the CLI announces after a change goes by the same names.
+    await announceChange({ ...store, externalWriteVersion: undefined }, REDIS_URL, redisNames('school-a'));
+    await otherDeployment.publish({ kind: 'grant', grantId: 'prefixed-2' });
+    await unprefixed.publish({ kind: 'grant', grantId: 'prefixed-3' });
+    // Each was sent to every subscriber of its channel by now; a few turns more let them all be read.
+    for (let i = 0; i < 100 && (flushes.length === 0 || bySame.length === 0); i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(bySame).toEqual(['prefixed-1']);
+    expect(flushes.length).toBeGreaterThan(0);
+    expect(byOther).toEqual(['prefixed-2']);
+    expect(byUnprefixed).toEqual(['prefixed-3']);
   });
 
   it('publishes without waiting for an echo when Redis cannot be reached', async () => {
