@@ -13,6 +13,7 @@ import { type BearerChecker, createBearerChecker } from './oauth/bearer.js';
 import { createStandingCheck, type StandingCheck } from './oauth/standing.js';
 import type { TokenContext } from './oauth/token/token-context.js';
 import { AccessTokenCache } from './oauth/tokens/access-token-cache.js';
+import { PublicCatalogueCache } from './school/public-catalogue-cache.js';
 import { redisNames } from './storage/redis-names.js';
 import { createRevocationSignals, type RevocationSignals } from './storage/revocation-signals.js';
 import { FreshRefreshTokens } from './oauth/tokens/fresh-refresh-tokens.js';
@@ -49,6 +50,8 @@ export interface Services {
   standing: StandingCheck;
   /** People with their roles per site, cached coherently. */
   people: PersonLookup;
+  /** What the public tools read of the catalogue, cached coherently. */
+  catalogue: PublicCatalogueCache;
   /** Tokens of the MCP two-step confirmation. */
   confirmations: ConfirmationTokens;
   /** Purges what has expired; `serve` schedules it. */
@@ -122,7 +125,13 @@ export function createServices(deps: AppDeps): Services {
     : null;
   redis?.on('error', () => {});
   const metrics = new Metrics();
-  metrics.watchCaches({ access_tokens: accessTokens.stats, people: peopleCache.stats, member_apps: appCache.stats });
+  const catalogue = new PublicCatalogueCache(signals, clock);
+  metrics.watchCaches({
+    access_tokens: accessTokens.stats,
+    people: peopleCache.stats,
+    member_apps: appCache.stats,
+    public_catalogue: catalogue.stats,
+  });
   const rotations = new GroupCommit(deps.store);
   metrics.watchGroupCommit(rotations.stats);
   if (deps.store.poolStats) metrics.watchPool(deps.store.poolStats);
@@ -164,6 +173,7 @@ export function createServices(deps: AppDeps): Services {
     standing,
     signals,
     people,
+    catalogue,
     redis,
     throttle,
     metrics,

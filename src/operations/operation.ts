@@ -8,6 +8,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import type { Clock } from '../kernel/clock.js';
 import { PageRequestError } from '../school/paging.js';
 import type { Site } from '../sites/site.js';
+import type { PublicCatalogueCache } from '../school/public-catalogue-cache.js';
 import type { Database } from '../storage/schema.js';
 
 /** Who an operation is for (SPEC 5.2): anyone, a signed-in member (own data), or a site operator. */
@@ -33,6 +34,8 @@ export interface OperationContext {
   flushPeople?: () => Promise<void>;
   /** Where uploaded files are kept (the storage family). */
   assets?: AssetStore;
+  /** Public reads of the catalogue, kept between calls; told of every operator write. */
+  catalogue?: PublicCatalogueCache;
 }
 
 /** MCP tool annotations (MCP 2025-06-18 "Tool annotations"); every operation stays inside this school. */
@@ -232,8 +235,10 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(sp
       try {
         if (spec.annotations.readOnlyHint && !options.precondition && !options.committing) return withNote(await spec.handle(ctx, data));
         const output = await write(ctx, data, options);
-        // After the commit, so no process reloads the old roles from a transaction not yet visible.
+        // After the commit, so no process reloads the old roles, or the old catalogue, from a transaction not
+        // yet visible. Any operator write may touch what the public tools show; they are rare, so all count.
         if (spec.changesPeople) await ctx.flushPeople?.();
+        if (spec.audience === 'operator') await ctx.catalogue?.changed(ctx.site.id);
         return output;
       } catch (error) {
         // A cursor from another list, or a forged one, is the caller's mistake with a known remedy.

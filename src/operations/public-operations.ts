@@ -86,7 +86,11 @@ export const searchCourses = defineOperation({
   async handle(ctx, input) {
     const scope = { db: ctx.db, siteId: ctx.site.id };
     const text = input.query ?? null;
-    const { page, total } = await searchPublishedCourses(scope, { text, ...pageRequest(input) });
+    const request = pageRequest(input);
+    const search = () => searchPublishedCourses(scope, { text, ...request });
+    const { page, total } = ctx.catalogue
+      ? await ctx.catalogue.read(ctx.site.id, JSON.stringify(['search_courses', text, request.first, request.after]), search)
+      : await search();
     return paged(page, total, listing);
   },
 });
@@ -112,7 +116,11 @@ export const getCourse = defineOperation({
   annotations: READ_ONLY,
   userContent: ['course.title', 'course.subtitle', 'course.description', 'sections[].title', 'sections[].lectures[].title'],
   async handle(ctx, input) {
-    const outline = await findCourseOutline({ db: ctx.db, siteId: ctx.site.id }, input.slug);
+    const find = () => findCourseOutline({ db: ctx.db, siteId: ctx.site.id }, input.slug);
+    // A slug with no course is kept too (as null): asking again and again for a missing one is as cheap.
+    const outline = ctx.catalogue
+      ? await ctx.catalogue.read(ctx.site.id, JSON.stringify(['get_course', input.slug]), async () => (await find()) ?? null)
+      : await find();
     if (!outline) {
       throw new OperationError(
         'not_found',

@@ -4,7 +4,7 @@
 // write by another process is noticed through data_version and flushes it too.
 import type { Clock } from '../kernel/clock.js';
 import { CacheStats } from '../observability/cache-stats.js';
-import type { RevocationSignals } from './revocation-signals.js';
+import type { RevocationSignal, RevocationSignals } from './revocation-signals.js';
 
 export class CoherentCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
@@ -17,9 +17,11 @@ export class CoherentCache<V> {
     private readonly clock: Clock,
     private readonly ttlMs = 60_000,
     private readonly maxEntries = 10_000,
+    /** Further signals that empty it, besides `flush`. */
+    emptiedBy: (signal: RevocationSignal) => boolean = () => false,
   ) {
     signals.subscribe((signal) => {
-      if (signal.kind === 'flush') {
+      if (signal.kind === 'flush' || emptiedBy(signal)) {
         this.generation++;
         this.entries.clear();
       }

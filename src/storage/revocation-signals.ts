@@ -12,7 +12,15 @@ import { Redis } from 'ioredis';
 import type { Store } from './connect.js';
 import { type RedisNames, redisNames } from './redis-names.js';
 
-export type RevocationSignal = { kind: 'grant'; grantId: string } | { kind: 'access_token'; tokenHash: string } | { kind: 'flush' };
+/**
+ * `catalogue`: an operator changed something of a site's school (school/public-catalogue-cache.ts). Nodes
+ * that do not know a kind ignore it, so a rolling upgrade may send new kinds.
+ */
+export type RevocationSignal =
+  | { kind: 'grant'; grantId: string }
+  | { kind: 'access_token'; tokenHash: string }
+  | { kind: 'flush' }
+  | { kind: 'catalogue'; siteId: string };
 
 export interface RevocationSignals {
   /** True while every revocation anywhere in the deployment is sure to reach this process. */

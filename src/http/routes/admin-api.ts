@@ -197,6 +197,7 @@ async function runOperation(services: Services, operation: Operation, request: F
     requestId: request.id,
     flushPeople: () => services.signals.publish({ kind: 'flush' }),
     assets: services.assets,
+    catalogue: services.catalogue,
   };
 
   const keyHeader = request.headers['idempotency-key'];

@@ -186,6 +186,7 @@ async function handlePost(
     requestId: request.id,
     flushPeople: () => services.signals.publish({ kind: 'flush' }),
     assets: services.assets,
+    catalogue: services.catalogue,
   };
   const logFault = (err: unknown, tool: string) => request.log.error({ err, tool }, 'mcp tool fault');
   const call: ToolCallContext = { ctx, logFault };

@@ -29,6 +29,7 @@ export class AccessTokenCache {
   ) {
     signals.subscribe((signal) => {
       if (signal.kind === 'flush') return this.clear();
+      if (signal.kind !== 'grant' && signal.kind !== 'access_token') return;
       const key = signal.kind === 'grant' ? `g:${signal.grantId}` : `t:${signal.tokenHash}`;
       const now = this.clock.now();
       if (this.revoked.size >= MAX_ENTRIES) for (const [k, until] of this.revoked) if (until <= now) this.revoked.delete(k);
