@@ -80,9 +80,12 @@ async function secondNode(server: DemoServer): Promise<{ app: FastifyInstance; s
   return { app, store, port: typeof address === 'object' && address ? address.port : 0 };
 }
 
+/** Other test files' servers share this Redis: their writes' signals would empty these caches mid-test. */
+const OWN_REDIS = { REDIS_URL, REDIS_PREFIX: `catalogue-cache-test-${process.pid}` };
+
 const deployments: Array<{ name: string; dialect: TestDialect; env: Record<string, string>; cached: boolean; skip: boolean }> = [
   { name: 'SQLite', dialect: 'sqlite', env: {}, cached: true, skip: skipDialect('sqlite') },
-  { name: 'PostgreSQL with Redis', dialect: 'postgres', env: { REDIS_URL }, cached: true, skip: skipDialect('postgres') || !redis },
+  { name: 'PostgreSQL with Redis', dialect: 'postgres', env: OWN_REDIS, cached: true, skip: skipDialect('postgres') || !redis },
   { name: 'PostgreSQL without Redis', dialect: 'postgres', env: {}, cached: false, skip: skipDialect('postgres') },
 ];
 
@@ -156,7 +159,7 @@ describe.skipIf(skipDialect('postgres') || !redis)('the public catalogue cache a
   let operator: string;
 
   beforeAll(async () => {
-    server = await startDemoServer('postgres', { env: { REDIS_URL } });
+    server = await startDemoServer('postgres', { env: OWN_REDIS });
     node = await secondNode(server);
     operator = (await getTokens(server, VENDOR('academy'), { scope: ALL_REST_SCOPES, who: person('owner') })).access_token;
   });
