@@ -25,6 +25,11 @@ export interface AssetStore {
    * bucket lifecycle rule ends incomplete multipart uploads).
    */
   removeAbandoned?(before: number): Promise<number>;
+  /**
+   * The keys of finished files that nothing has written to since `before`, for the sweep of files no asset
+   * row names (orphaned-files.ts). Absent where the store cannot list cheaply (S3).
+   */
+  finishedFiles?(before: number): AsyncIterable<string>;
 }
 
 /** Keys are ours (site id / random id), never a caller's text; still, refuse anything path-like. */
@@ -69,20 +74,36 @@ export class LocalAssetStore implements AssetStore {
 
   async removeAbandoned(before: number): Promise<number> {
     let removed = 0;
+    for await (const { path, name } of this.filesUnwrittenSince(before)) {
+      if (!name.endsWith(PARTIAL)) continue;
+      await rm(path, { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  async *finishedFiles(before: number): AsyncIterable<string> {
+    for await (const { site, name } of this.filesUnwrittenSince(before)) {
+      const key = `${site}/${name}`;
+      // Only what create() could have made: a partial file, or anything else put in the folder, is not an asset.
+      if (ASSET_KEY.test(key)) yield key;
+    }
+  }
+
+  /** Every file under a site's folder whose modification time is before `before`. */
+  private async *filesUnwrittenSince(before: number): AsyncIterable<{ path: string; site: string; name: string }> {
     for (const site of await entries(this.dir)) {
       if (!site.isDirectory()) continue;
       const folder = join(this.dir, site.name);
       for (const file of await entries(folder)) {
-        if (!file.isFile() || !file.name.endsWith(PARTIAL)) continue;
+        if (!file.isFile()) continue;
         const path = join(folder, file.name);
         // A live upload writes as its bytes arrive, so its file's modification time stays recent.
         const info = await stat(path).catch(() => null);
         if (info === null || info.mtimeMs >= before) continue;
-        await rm(path, { force: true });
-        removed++;
+        yield { path, site: site.name, name: file.name };
       }
     }
-    return removed;
   }
 }
 

@@ -3,6 +3,7 @@
 // who turned that off.
 import { parseArgs } from 'node:util';
 import { removeAbandonedUploads } from '../assets/abandoned-uploads.js';
+import { removeOrphanedFiles } from '../assets/orphaned-files.js';
 import { configuredAssetStore } from '../assets/configured-asset-store.js';
 import { Janitor, janitorOptions, PURGED_TABLES } from '../maintenance/janitor.js';
 import { openStore } from '../storage/connect.js';
@@ -16,8 +17,9 @@ export const janitorCommand: Command = {
 
 Deletes, in small batches, what can no longer be used: authorization codes an hour past expiry,
 expired access and refresh tokens, the grants left without tokens, expired sessions and
-sign-in counters untouched for a day; and the partial files of uploads a crash cut off, once
-nothing has written to them for a day. Live requests are not held up while it runs.
+sign-in counters untouched for a day; and, on local disk, the partial files of uploads a crash
+cut off and the finished files no asset names, once nothing has written to them for a day. Live
+requests are not held up while it runs.
 \`serve\` does this on its own every janitor.interval_seconds (platform config; 0 turns it off).
 On PostgreSQL only one node purges at a time; a run that finds another one busy says so.
 
@@ -39,9 +41,12 @@ ${ENV_HELP}`,
         writeLine(ctx.io.stdout, 'Another node is purging right now; nothing was done.');
         return EXIT_OK;
       }
-      const uploads = await removeAbandonedUploads(configuredAssetStore(config), ctx.clock.now());
+      const assets = configuredAssetStore(config);
+      const uploads = await removeAbandonedUploads(assets, ctx.clock.now());
+      const orphans = await removeOrphanedFiles(assets, store.db, ctx.clock.now());
       for (const table of PURGED_TABLES) writeLine(ctx.io.stdout, `${table.padEnd(20)} ${report[table]} deleted`);
       writeLine(ctx.io.stdout, `${'abandoned uploads'.padEnd(20)} ${uploads} removed`);
+      writeLine(ctx.io.stdout, `${'orphaned files'.padEnd(20)} ${orphans} removed`);
     } finally {
       await store.close();
     }

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { removeAbandonedUploads } from '../assets/abandoned-uploads.js';
+import { removeOrphanedFiles } from '../assets/orphaned-files.js';
 import { RepeatingJob } from '../maintenance/repeating-job.js';
 import { startMetricsListener } from '../observability/metrics-listener.js';
 import { alignDemoOrigins, databaseIsEmpty, demoSummary, seedDemo } from '../demo/seed-demo.js';
@@ -114,8 +115,11 @@ ${ENV_HELP}
 
       const { interval_seconds } = config.platform.janitor;
       const uploads = new RepeatingJob(async () => {
-        const files = await removeAbandonedUploads(app.services.assets, app.services.clock.now());
+        const now = app.services.clock.now();
+        const files = await removeAbandonedUploads(app.services.assets, now);
         if (files > 0) app.log.info({ files }, 'removed partial files of uploads cut off by a crash');
+        const orphans = await removeOrphanedFiles(app.services.assets, app.services.db, now);
+        if (orphans > 0) app.log.info({ files: orphans }, 'removed finished files that no asset names');
       });
       if (interval_seconds > 0) {
         app.services.janitor.start(interval_seconds * 1000, (err) => app.log.error({ err }, 'janitor run failed'));

@@ -1,5 +1,7 @@
 // Uploaded assets of a site (CONTRACT 6 storage): the rows that say which stored file belongs to which
 // site. Reads are by site and id, so another site's asset id is nobody's.
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.js';
 import type { SiteScope } from './scope.js';
 
 export interface Asset {
@@ -53,4 +55,14 @@ export async function deleteAsset(scope: SiteScope, id: string): Promise<string 
   if (!asset) return null;
   await scope.db.deleteFrom('assets').where('site_id', '=', scope.siteId).where('id', '=', id).execute();
   return asset.storageKey;
+}
+
+/**
+ * Which of these storage keys an asset row names, at any site: the sweep of files no row names
+ * (assets/orphaned-files.ts) asks this of the files it found, a batch at a time, through the unique index.
+ */
+export async function storageKeysInUse(db: Kysely<Database>, keys: readonly string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db.selectFrom('assets').select('storage_key').where('storage_key', 'in', keys).execute();
+  return new Set(rows.map((row) => row.storage_key));
 }
