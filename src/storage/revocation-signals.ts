@@ -14,7 +14,8 @@ import { type RedisNames, redisNames } from './redis-names.js';
 
 /**
  * `catalogue`: an operator changed something of a site's school (school/public-catalogue-cache.ts). Nodes
- * that do not know a kind ignore it, so a rolling upgrade may send new kinds.
+ * ignore kinds they do not know (a node older than this kind reads it as the revocation of no token, just
+ * as harmless), so a rolling upgrade may send new kinds.
  */
 export type RevocationSignal =
   | { kind: 'grant'; grantId: string }

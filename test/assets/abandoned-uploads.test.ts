@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ABANDONED_AFTER_MS, removeAbandonedUploads } from '../../src/assets/abandoned-uploads.js';
 import { LocalAssetStore } from '../../src/assets/asset-store.js';
+import { ORPHANED_AFTER_MS } from '../../src/assets/orphaned-files.js';
 import { freePort } from '../helpers/free-port.js';
 import { TestClock } from '../helpers/test-clock.js';
 import { cli, cliEnv, startCli } from '../cli/cli-harness.js';
@@ -90,13 +91,17 @@ describe('abandoned uploads', () => {
     expect(filesOf(assets, 'site_x')).toEqual(['ast_live.partial']);
   });
 
-  it('runs under serve on the janitor schedule (janitor.interval_seconds)', async () => {
+  it('runs under serve on the janitor schedule (janitor.interval_seconds), with the sweep of orphaned files', async () => {
     const dir = folder();
     const assets = join(dir, 'assets');
     mkdirSync(join(assets, 'site_x'), { recursive: true });
     const stale = join(assets, 'site_x', 'ast_cut_off.partial');
     writeFileSync(stale, Buffer.alloc(2048));
     age(stale, ABANDONED_AFTER_MS * 2);
+    // A finished file that no asset row names (assets/orphaned-files.ts) goes on the same schedule.
+    const orphan = join(assets, 'site_x', 'file_orphan');
+    writeFileSync(orphan, Buffer.alloc(512));
+    age(orphan, ORPHANED_AFTER_MS * 2);
     const config = join(dir, 'platform.json');
     writeFileSync(config, JSON.stringify({ janitor: { interval_seconds: 1 } }));
     const running = startCli(

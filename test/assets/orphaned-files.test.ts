@@ -1,8 +1,9 @@
 // Finished files that no asset row names (assets/orphaned-files.ts): removed once nothing has written to
-// them for a day, by `schoolgate janitor --once` and under `serve`; a file an asset row names, however
+// them for a day, by `schoolgate janitor --once` and under `serve` (tested with the abandoned uploads'
+// sweep in abandoned-uploads.test.ts); a file an asset row names, however
 // old, a recent file without a row (its operation may still be committing), partial files (the abandoned
 // uploads' sweep) and anything not shaped like an asset are kept. Real files in a folder, real databases.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -10,9 +11,8 @@ import { LocalAssetStore } from '../../src/assets/asset-store.js';
 import { ORPHANED_AFTER_MS, removeOrphanedFiles } from '../../src/assets/orphaned-files.js';
 import { insertAsset } from '../../src/school/assets.repository.js';
 import type { Store } from '../../src/storage/connect.js';
-import { cli, cliEnv, startCli } from '../cli/cli-harness.js';
+import { cli, cliEnv } from '../cli/cli-harness.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
-import { freePort } from '../helpers/free-port.js';
 import { insertSite, openSchoolStore, type SchoolStore } from '../helpers/school-fixtures.js';
 import { TestClock } from '../helpers/test-clock.js';
 
@@ -118,26 +118,5 @@ describe('orphaned files, from the command line', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^orphaned files +1 removed$/m);
     expect(filesOf(assets, 'site_x')).toEqual(['file_recent']);
-  });
-
-  it('runs under serve on the janitor schedule (janitor.interval_seconds)', async () => {
-    const dir = folder();
-    const assets = join(dir, 'assets');
-    mkdirSync(assets, { recursive: true });
-    await finishedFile(new LocalAssetStore(assets), 'site_x/file_orphan', DAY_AND_A_BIT);
-    const config = join(dir, 'platform.json');
-    writeFileSync(config, JSON.stringify({ janitor: { interval_seconds: 1 } }));
-    const running = startCli(
-      ['serve'],
-      cliEnv(`sqlite:${join(dir, 'serve.db')}`, { PORT: String(await freePort()), ASSETS_DIR: assets, SCHOOLGATE_CONFIG: config }),
-    );
-    try {
-      await running.waitFor('listening on');
-      const deadline = Date.now() + 10_000;
-      while (readdirSync(join(assets, 'site_x')).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(readdirSync(join(assets, 'site_x'))).toEqual([]);
-    } finally {
-      expect((await running.stop()).code).toBe(0);
-    }
   });
 });
