@@ -11,7 +11,7 @@ import {
   searchPublishedCourses,
 } from '../school/catalogue.repository.js';
 import { instant, iso, pagedOutput, pageInput, pageRequest, paged } from './lists.js';
-import { defineOperation, type Operation, OperationError, READ_ONLY } from './operation.js';
+import { defineOperation, type Operation, type OperationContext, OperationError, READ_ONLY } from './operation.js';
 
 const courseListing = z.object({
   id: z.string(),
@@ -25,6 +25,11 @@ const courseListing = z.object({
   totalDurationSeconds: z.number().int().describe('Length of all lectures together, in seconds.'),
   publishedSince: instant('When the course was created'),
 });
+
+/** A catalogue read through the public catalogue cache where the context has one; `key` names the read and its arguments. */
+function fromCatalogue<T>(ctx: OperationContext, key: readonly unknown[], load: () => Promise<T>): Promise<T> {
+  return ctx.catalogue ? ctx.catalogue.read(ctx.site.id, JSON.stringify(key), load) : load();
+}
 
 function listing(course: CourseListing): z.output<typeof courseListing> {
   return {
@@ -87,10 +92,9 @@ export const searchCourses = defineOperation({
     const scope = { db: ctx.db, siteId: ctx.site.id };
     const text = input.query ?? null;
     const request = pageRequest(input);
-    const search = () => searchPublishedCourses(scope, { text, ...request });
-    const { page, total } = ctx.catalogue
-      ? await ctx.catalogue.read(ctx.site.id, JSON.stringify(['search_courses', text, request.first, request.after]), search)
-      : await search();
+    const { page, total } = await fromCatalogue(ctx, ['search_courses', text, request.first, request.after], () =>
+      searchPublishedCourses(scope, { text, ...request }),
+    );
     return paged(page, total, listing);
   },
 });
@@ -116,11 +120,12 @@ export const getCourse = defineOperation({
   annotations: READ_ONLY,
   userContent: ['course.title', 'course.subtitle', 'course.description', 'sections[].title', 'sections[].lectures[].title'],
   async handle(ctx, input) {
-    const find = () => findCourseOutline({ db: ctx.db, siteId: ctx.site.id }, input.slug);
     // A slug with no course is kept too (as null): asking again and again for a missing one is as cheap.
-    const outline = ctx.catalogue
-      ? await ctx.catalogue.read(ctx.site.id, JSON.stringify(['get_course', input.slug]), async () => (await find()) ?? null)
-      : await find();
+    const outline = await fromCatalogue(
+      ctx,
+      ['get_course', input.slug],
+      async () => (await findCourseOutline({ db: ctx.db, siteId: ctx.site.id }, input.slug)) ?? null,
+    );
     if (!outline) {
       throw new OperationError(
         'not_found',

@@ -1,32 +1,18 @@
 // Partial files of uploads cut off by a crash (assets/abandoned-uploads.ts): removed once nothing has
 // written to them for a day, on the janitor's schedule under `serve`; a live upload's partial file, a
 // finished asset however old, and anything that is not a partial file are kept. Real files in a folder.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ABANDONED_AFTER_MS, removeAbandonedUploads } from '../../src/assets/abandoned-uploads.js';
 import { LocalAssetStore } from '../../src/assets/asset-store.js';
 import { ORPHANED_AFTER_MS } from '../../src/assets/orphaned-files.js';
 import { freePort } from '../helpers/free-port.js';
+import { age, tempFolders } from '../helpers/temp-folders.js';
 import { TestClock } from '../helpers/test-clock.js';
 import { cli, cliEnv, startCli } from '../cli/cli-harness.js';
 
-const folders: string[] = [];
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'schoolgate-uploads-'));
-  folders.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** Sets a file's modification time this many milliseconds into the past. */
-function age(path: string, ms: number): void {
-  const at = new Date(Date.now() - ms);
-  utimesSync(path, at, at);
-}
+const folder = tempFolders('schoolgate-uploads-');
 
 /** A partial file as an upload cut off mid-way leaves it: begun through the store, never finished nor aborted. */
 async function cutOffUpload(store: LocalAssetStore, key: string): Promise<string> {

@@ -3,10 +3,9 @@
 // sweep in abandoned-uploads.test.ts); a file an asset row names, however
 // old, a recent file without a row (its operation may still be committing), partial files (the abandoned
 // uploads' sweep) and anything not shaped like an asset are kept. Real files in a folder, real databases.
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalAssetStore } from '../../src/assets/asset-store.js';
 import { ORPHANED_AFTER_MS, removeOrphanedFiles } from '../../src/assets/orphaned-files.js';
 import { insertAsset } from '../../src/school/assets.repository.js';
@@ -14,25 +13,17 @@ import type { Store } from '../../src/storage/connect.js';
 import { cli, cliEnv } from '../cli/cli-harness.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { insertSite, openSchoolStore, type SchoolStore } from '../helpers/school-fixtures.js';
+import { age, tempFolders } from '../helpers/temp-folders.js';
 import { TestClock } from '../helpers/test-clock.js';
 
-const folders: string[] = [];
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'schoolgate-orphans-'));
-  folders.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const folder = tempFolders('schoolgate-orphans-');
 
 /** A finished file as an upload leaves it, last written `ageMs` ago. */
 async function finishedFile(store: LocalAssetStore, key: string, ageMs: number): Promise<void> {
   const pending = await store.create(key);
   await new Promise<void>((resolve, reject) => pending.stream.end(Buffer.from(`content of ${key}`), () => resolve()).on('error', reject));
   await pending.finish();
-  const at = new Date(Date.now() - ageMs);
-  utimesSync(join(store.dir, key), at, at);
+  age(join(store.dir, key), ageMs);
 }
 
 /** The row the storage family writes for a stored file. */
@@ -77,9 +68,9 @@ for (const dialect of DIALECTS) {
       const partial = await assets.create(`${siteId}/file_partial`);
       await new Promise<void>((resolve) => partial.stream.end(Buffer.alloc(16), () => resolve()));
       const partialPath = join(dir, siteId, 'file_partial.partial');
-      utimesSync(partialPath, new Date(Date.now() - DAY_AND_A_BIT), new Date(Date.now() - DAY_AND_A_BIT));
+      age(partialPath, DAY_AND_A_BIT);
       writeFileSync(join(dir, siteId, 'notes.txt'), 'not an asset');
-      utimesSync(join(dir, siteId, 'notes.txt'), new Date(0), new Date(0));
+      age(join(dir, siteId, 'notes.txt'), ORPHANED_AFTER_MS * 100);
 
       expect(await removeOrphanedFiles(assets, store.db, Date.now())).toBe(1);
       expect(filesOf(dir, siteId)).toEqual(['file_named', 'file_partial.partial', 'file_recent', 'notes.txt']);
