@@ -17,6 +17,7 @@ import {
   parseOrUsage,
   printHelp,
   required,
+  requireSecretOpensKeys,
   requireSite,
   withConfig,
   withStore,
@@ -54,6 +55,7 @@ ${ENV_HELP}`,
     const retireAfterSeconds = config.platform.lifetimes.id_token + RETIRE_MARGIN_SECONDS;
     const result = await withStore(config, async (store) => {
       const site = await requireSite(store, slug);
+      await requireSecretOpensKeys(store, config);
       let rotated: Awaited<ReturnType<typeof rotateSiteKeys>>;
       try {
         rotated = await rotateSiteKeys(store.db, site.id, signingKeyEncryptionKey(config.secret), retireAfterSeconds, ctx.clock, {

@@ -11,7 +11,18 @@ import { signingKeyEncryptionKey } from '../keys/signing-keys.js';
 import { countSites, listSites } from '../sites/sites.repository.js';
 import { openStore } from '../storage/connect.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { type Command, CommandFailure, ENV_HELP, EXIT_OK, HELP_OPTION, parseOrUsage, printHelp, withConfig, writeLine } from './command.js';
+import {
+  type Command,
+  CommandFailure,
+  ENV_HELP,
+  EXIT_OK,
+  HELP_OPTION,
+  parseOrUsage,
+  printHelp,
+  requireSecretOpensKeys,
+  withConfig,
+  writeLine,
+} from './command.js';
 import { formatDemoSummary } from './demo-summary.js';
 
 const DEMO_SLUGS = ['demo-academy', 'demo-studio'];
@@ -81,6 +92,7 @@ ${ENV_HELP}
     });
     try {
       await migrateToLatest(store);
+      await requireSecretOpensKeys(store, config);
       let seeded = false;
       if (demo) {
         if (await databaseIsEmpty(store.db)) {

@@ -12,6 +12,7 @@ import {
   parseOrUsage,
   printHelp,
   required,
+  requireSecretOpensKeys,
   UsageError,
   withConfig,
   withStore,
@@ -76,6 +77,7 @@ ${ENV_HELP}`,
       if (await findSiteBySlug(store.db, slug)) throw new CommandFailure(`a site with slug "${slug}" already exists`);
       const holder = (await listSites(store.db)).find((s) => s.origin === origin);
       if (holder) throw new CommandFailure(`origin ${origin} already belongs to site "${holder.slug}"`);
+      await requireSecretOpensKeys(store, config);
       const masterKey = signingKeyEncryptionKey(config.secret);
       return store.db.transaction().execute(async (trx) => {
         const created = await insertSite(

@@ -125,6 +125,22 @@ export interface ActiveSigningKey {
   key: CryptoKey;
 }
 
+/**
+ * Whether `masterKey` opens the keys already stored (true when there are none yet). One sealed key is
+ * enough: every key of a database is sealed with the same secret, and a secret that opens none of them
+ * would fail every token request later, as a server error, instead of once at start.
+ */
+export async function storedKeysOpenWith(db: Kysely<Database>, masterKey: Buffer): Promise<boolean> {
+  const row = await db.selectFrom('signing_keys').select(['kid', 'private_jwk_sealed']).limit(1).executeTakeFirst();
+  if (!row) return true;
+  try {
+    unseal(masterKey, row.private_jwk_sealed, row.kid);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The key that signs now; the newest active one if a rotation raced. */
 export async function activeSigningKey(db: Kysely<Database>, siteId: string, masterKey: Buffer): Promise<ActiveSigningKey> {
   const row = await db

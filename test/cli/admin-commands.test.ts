@@ -10,6 +10,8 @@ import { cli, cliEnv } from './cli-harness.js';
 
 /** Platform default ID token lifetime (600 s) plus the 120 s margin keys rotate adds. */
 const RETIRE_WINDOW_MS = (600 + 120) * 1000;
+/** Long enough for loadConfig, but not the secret the database's keys were sealed with. */
+const OTHER_SECRET = 'another-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 
 for (const dialect of DIALECTS) {
   describe.skipIf(skipDialect(dialect))(`schoolgate operator commands (${dialect})`, () => {
@@ -105,6 +107,16 @@ for (const dialect of DIALECTS) {
       );
       expect(origin.code).toBe(1);
       expect(origin.stderr).toMatch(/already belongs to site "north"/);
+    });
+
+    it('site create refuses a SCHOOLGATE_SECRET that does not open the stored keys, and creates nothing (exit 1)', async () => {
+      const result = await cli(
+        ['site', 'create', '--slug', 'west', '--name', 'West', '--origin', 'https://west.example', '--variant', 'A'],
+        { ...env, SCHOOLGATE_SECRET: OTHER_SECRET },
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/SCHOOLGATE_SECRET does not open the signing keys stored in this database/);
+      expect(await store.db.selectFrom('sites').select('id').where('slug', '=', 'west').executeTakeFirst()).toBeUndefined();
     });
 
     it('site list shows every site with its origin and variant', async () => {
@@ -357,6 +369,15 @@ for (const dialect of DIALECTS) {
       const unknown = await cli(['keys', 'rotate', '--site', 'nowhere'], env);
       expect(unknown.code).toBe(1);
       expect(await keyStates('south')).toEqual(southBefore);
+    });
+
+    it('keys rotate refuses a SCHOOLGATE_SECRET that does not open the stored keys and leaves the keys as they were (exit 1)', async () => {
+      const before = await keyStates('north');
+      clock.advance(MIN_NEXT_KEY_AGE_SECONDS * 1000);
+      const result = await cli(['keys', 'rotate', '--site', 'north'], { ...env, SCHOOLGATE_SECRET: OTHER_SECRET }, clock);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/SCHOOLGATE_SECRET does not open the signing keys stored in this database/);
+      expect(await keyStates('north')).toEqual(before);
     });
 
     it('audit lists the key rotations and the client creation, newest first, one line per event', async () => {

@@ -2,7 +2,7 @@
 // follows PORT on a restart, and shuts down cleanly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
-import { cliEnv, startCli } from './cli-harness.js';
+import { cli, cliEnv, startCli } from './cli-harness.js';
 import { freePort } from '../helpers/free-port.js';
 
 async function issuerAt(url: string): Promise<unknown> {
@@ -56,6 +56,18 @@ for (const dialect of DIALECTS) {
       } finally {
         expect((await running.stop()).code).toBe(0);
       }
+    });
+
+    it('refuses to start with a SCHOOLGATE_SECRET other than the one the stored signing keys were sealed with', async () => {
+      const port = await freePort();
+      const refused = await cli(
+        ['serve', '--demo'],
+        cliEnv(url, { PORT: String(port), SCHOOLGATE_SECRET: 'another-secret-0123456789abcdefghijklmnopqrstuvwxyz' }),
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/SCHOOLGATE_SECRET does not open the signing keys stored in this database/);
+      expect(refused.stdout).not.toContain('listening on');
+      await expect(fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration`)).rejects.toThrow();
     });
   });
 }
