@@ -6,9 +6,14 @@ import type { Clock } from '../kernel/clock.js';
 import { CacheStats } from '../observability/cache-stats.js';
 import type { RevocationSignal, RevocationSignals } from './revocation-signals.js';
 
+/** What a signal makes a cache forget. */
+export type Forgotten = typeof EVERYTHING | typeof NOTHING | { keyPrefix: string };
+export const EVERYTHING = 'everything';
+export const NOTHING = 'nothing';
+
 export class CoherentCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
-  /** Bumped by every flush: a value read across a flush may be stale and is not kept. */
+  /** Bumped by every signal that forgets anything: a value read across one may be stale and is not kept. */
   private generation = 0;
   readonly stats = new CacheStats();
 
@@ -17,14 +22,19 @@ export class CoherentCache<V> {
     private readonly clock: Clock,
     private readonly ttlMs = 60_000,
     private readonly maxEntries = 10_000,
-    /** Further signals that empty it, besides `flush`. */
-    emptiedBy: (signal: RevocationSignal) => boolean = () => false,
+    /**
+     * What further signals, besides `flush`, forget: every entry, or those whose keys start with a prefix
+     * (one site's, say), or nothing.
+     */
+    forgets: (signal: RevocationSignal) => Forgotten = () => NOTHING,
   ) {
     signals.subscribe((signal) => {
-      if (signal.kind === 'flush' || emptiedBy(signal)) {
-        this.generation++;
-        this.entries.clear();
-      }
+      const forgotten = signal.kind === 'flush' ? EVERYTHING : forgets(signal);
+      if (forgotten === NOTHING) return;
+      // Any load in flight may have read what changed: none of them is kept, whatever its key.
+      this.generation++;
+      if (forgotten === EVERYTHING) this.entries.clear();
+      else for (const key of this.entries.keys()) if (key.startsWith(forgotten.keyPrefix)) this.entries.delete(key);
     });
   }
 

@@ -140,6 +140,26 @@ for (const deployment of deployments) {
       expect((await tool(server.academy, 'get_course', { slug })).isError).toBeFalsy();
     });
 
+    it("an operator's write at one school forgets that school's answers only: another school's are still kept", async () => {
+      const studio = await server.store.db
+        .selectFrom('courses')
+        .innerJoin('sites', 'sites.id', 'courses.site_id')
+        .select(['courses.id', 'courses.slug'])
+        .where('sites.origin', '=', server.studio)
+        .where('courses.published', '=', 1)
+        .executeTakeFirstOrThrow();
+      expect((await tool(server.studio, 'get_course', { slug: studio.slug })).isError).toBeFalsy();
+      // Unpublished behind the service's back: only the cache can still answer with the course.
+      await server.store.db.updateTable('courses').set({ published: 0 }).where('id', '=', studio.id).execute();
+      try {
+        await createPublished(`Elsewhere ${unique('okapi')}`);
+        expect(Boolean((await tool(server.studio, 'get_course', { slug: studio.slug })).isError)).toBe(!deployment.cached);
+      } finally {
+        await server.store.db.updateTable('courses').set({ published: 1 }).where('id', '=', studio.id).execute();
+        server.clock.advance(TTL_MS);
+      }
+    });
+
     it('keeps an answer no longer than its time to live, whatever changed the catalogue', async () => {
       const word = unique('narwhal');
       const { id } = await createPublished(`Watching ${word}`);
