@@ -79,20 +79,61 @@ function statementName(text: string): string | undefined {
 }
 
 /**
+ * Whether PostgreSQL refused a named statement that the session had prepared but can no longer run as
+ * prepared: its result changed shape since (a migration added a column: 0A000 from RevalidateCachedQuery,
+ * "cached plan must not change result type"), or the session no longer holds it (26000, after a
+ * DEALLOCATE ALL or DISCARD ALL). node-postgres would send the same name on that connection for good, so
+ * every later call would fail the same way; pgjdbc heals both by preparing again, and so do we.
+ */
+function outdatedStatement(error: unknown): 'changed' | 'gone' | undefined {
+  if (!(error instanceof pg.DatabaseError)) return undefined;
+  if (error.code === '0A000' && error.routine === 'RevalidateCachedQuery') return 'changed';
+  return error.code === '26000' ? 'gone' : undefined;
+}
+
+/** 25P02: a statement after a failed one in the same transaction, which PostgreSQL refuses to run. */
+const inFailedTransaction = (error: unknown) => error instanceof pg.DatabaseError && error.code === '25P02';
+
+/**
  * PostgreSQL parses and plans every unnamed statement anew, and on a busy box that costs more than running
  * our indexed lookups. Kysely sends each query as text and values; naming it (by a hash of its text) lets
  * node-postgres prepare it once per connection and afterwards send only the values. The first
  * PREPARED_STATEMENTS_MAX texts are named (the hot paths' statements come first and are few); later texts,
  * such as ad-hoc operator filters, stay unnamed, so a connection never holds an unbounded number of plans.
+ * A statement the session can no longer run as prepared (outdatedStatement) is prepared again under a name
+ * of this connection's own and run once more: it failed before it ran, so running it again is safe.
  */
 function preparingStatements(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => unknown;
+  const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => Promise<unknown>;
+  /** Texts this connection prepared again after they became outdated, with the names they have now. */
+  const renamed = new Map<string, string>();
+  let preparedAgain = 0;
+  const prepareAgain = async (text: string, name: string, values: unknown[], outdated: 'changed' | 'gone') => {
+    // Longer than every shared name, and never used before on this connection (node-postgres remembers
+    // every name it prepared there, so a name cannot be prepared twice).
+    preparedAgain += 1;
+    const fresh = `${statementName(text) ?? name}_r${preparedAgain}`;
+    renamed.set(text, fresh);
+    // The outdated statement would stay in the session until the connection ends; an error here only
+    // means the transaction it is in has failed, which the run below reports.
+    if (outdated === 'changed') await query(`DEALLOCATE "${name}"`).catch(() => {});
+    return query({ name: fresh, text, values });
+  };
   // The overloads of pg's query cannot be restated one by one; this keeps every call shape and only
   // rewrites Kysely's (text, values) calls.
   const named = (config: unknown, values?: unknown, callback?: unknown): unknown => {
     if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && callback === undefined) {
-      const name = statementName(config);
-      if (name !== undefined) return query({ name, text: config, values });
+      const name = renamed.get(config) ?? statementName(config);
+      if (name !== undefined)
+        return query({ name, text: config, values }).catch((error: unknown) => {
+          const outdated = outdatedStatement(error);
+          if (outdated === undefined) throw error;
+          // Inside a transaction the failure has ended it: what follows fails as 25P02, and the first
+          // error is the one that says what happened.
+          return prepareAgain(config, name, values, outdated).catch((again: unknown) => {
+            throw inFailedTransaction(again) ? error : again;
+          });
+        });
     }
     return query(config, values, callback);
   };
