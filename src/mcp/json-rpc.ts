@@ -4,6 +4,7 @@
 export type JsonRpcId = string | number | null;
 
 export const PARSE_ERROR = -32700;
+export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 /** Implementation-defined server error (JSON-RPC 2.0 5.1), as the SDK uses it for transport refusals. */
 export const SERVER_ERROR = -32000;

@@ -7,7 +7,8 @@
 //
 // Ids: many clients use the same server at once and each numbers its requests from 0 or 1, so a request
 // enters the server under an id of ours and leaves under the client's again. The server only ever sees our
-// ids, so one client can never answer, cancel or read another's call.
+// ids, so one client can never answer, cancel or read another's call. An answer of -32603 to params that
+// do not fit their method leaves as -32602 (invalid-params.ts).
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   JSONRPCErrorResponse,
@@ -16,6 +17,8 @@ import type {
   JSONRPCResultResponse,
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { invalidParams } from './invalid-params.js';
+import { INTERNAL_ERROR, INVALID_PARAMS } from './json-rpc.js';
 
 export type JsonRpcAnswer = JSONRPCResultResponse | JSONRPCErrorResponse;
 
@@ -29,6 +32,8 @@ function isAnswer(message: JSONRPCMessage): message is JsonRpcAnswer {
 }
 
 interface InFlight<C> {
+  /** The request as the client sent it. */
+  request: JSONRPCRequest;
   clientId: RequestId;
   context: C;
   answer(message: JsonRpcAnswer): void;
@@ -46,7 +51,7 @@ export class RequestTransport<C> implements Transport {
 
   async close(): Promise<void> {
     for (const [id, call] of this.inFlight) {
-      call.answer({ jsonrpc: '2.0', id: call.clientId, error: { code: -32603, message: 'Internal error: the server closed.' } });
+      call.answer({ jsonrpc: '2.0', id: call.clientId, error: { code: INTERNAL_ERROR, message: 'Internal error: the server closed.' } });
       this.inFlight.delete(id);
     }
     this.onclose?.();
@@ -60,6 +65,11 @@ export class RequestTransport<C> implements Transport {
     const call = this.inFlight.get(id);
     if (call === undefined) return;
     this.inFlight.delete(id);
+    if ('error' in message && message.error.code === INTERNAL_ERROR) {
+      const invalid = invalidParams(call.request);
+      if (invalid !== undefined)
+        return call.answer({ jsonrpc: '2.0', id: call.clientId, error: { code: INVALID_PARAMS, message: invalid } });
+    }
     call.answer({ ...message, id: call.clientId });
   }
 
@@ -70,7 +80,7 @@ export class RequestTransport<C> implements Transport {
     this.lastId = this.lastId >= Number.MAX_SAFE_INTEGER ? 1 : this.lastId + 1;
     const id = this.lastId;
     return new Promise((answer) => {
-      this.inFlight.set(id, { clientId: message.id, context, answer });
+      this.inFlight.set(id, { request: message, clientId: message.id, context, answer });
       onmessage({ ...message, id });
     });
   }

@@ -144,6 +144,33 @@ for (const dialect of DIALECTS) {
       expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: 'x-1', error: { code: -32601 } });
     });
 
+    it("answers params that do not fit the method with JSON-RPC -32602 naming the field, under the client's id (not -32603 with the schema's issue list)", async () => {
+      const cases: Array<[body: Record<string, unknown>, field: RegExp]> = [
+        [
+          { method: 'tools/call', params: { name: 'search_courses', arguments: 'design' } },
+          /^Invalid params for tools\/call: params\.arguments: /,
+        ],
+        [{ method: 'tools/call', params: { name: 'search_courses', arguments: [1] } }, /params\.arguments: /],
+        [{ method: 'tools/call', params: { name: { first: 'search_courses' } } }, /^Invalid params for tools\/call: params\.name: /],
+        [{ method: 'tools/list', params: { cursor: 5 } }, /^Invalid params for tools\/list: params\.cursor: /],
+        [
+          { method: 'initialize', params: { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+          /params\.protocolVersion: /,
+        ],
+      ];
+      for (const [request, field] of cases) {
+        const answer = await mcpPost(server.academy, { jsonrpc: '2.0', id: 'bad-1', ...request });
+        expect(answer.status).toBe(200);
+        const body = answer.body as { id: unknown; error: { code: number; message: string } };
+        expect(body.id).toBe('bad-1');
+        expect(body.error.code, JSON.stringify(request)).toBe(-32602);
+        expect(body.error.message).toMatch(field);
+        expect(body.error.message).not.toContain('\n');
+      }
+      // The same server still answers a request that fits at once.
+      expect((await mcpPost(server.academy, toolCall('search_courses', { query: 'design' }))).body).toMatchObject({ result: {} });
+    });
+
     it('serves each site its own school at its own origin', async () => {
       const client = await connectMcp(server.studio);
       try {
