@@ -8,7 +8,7 @@ import type { Config } from './config/config.js';
 import type { Clock } from './kernel/clock.js';
 import { deriveKey } from './kernel/sealing.js';
 import { KeyCache } from './keys/key-cache.js';
-import { signingKeyEncryptionKey } from './keys/signing-keys.js';
+import { signingKeyDecryptionKeys } from './keys/signing-keys.js';
 import { type BearerChecker, createBearerChecker } from './oauth/bearer.js';
 import { createStandingCheck, type StandingCheck } from './oauth/standing.js';
 import type { TokenContext } from './oauth/token/token-context.js';
@@ -88,7 +88,7 @@ export function createServices(deps: AppDeps): Services {
     },
     clock,
   );
-  const keys = new KeyCache(db, signingKeyEncryptionKey(config.secret), clock);
+  const keys = new KeyCache(db, signingKeyDecryptionKeys(config), clock);
   const redisNaming = redisNames(config.redisPrefix);
   const signals = createRevocationSignals(deps.store, config.redisUrl, redisNaming);
   const accessTokens = new AccessTokenCache(signals, clock);

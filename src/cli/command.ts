@@ -3,7 +3,7 @@ import { redisNames } from '../storage/redis-names.js';
 import { announceChange } from '../storage/revocation-signals.js';
 import { type Config, loadConfig } from '../config/config.js';
 import type { Clock } from '../kernel/clock.js';
-import { signingKeyEncryptionKey, storedKeysOpenWith } from '../keys/signing-keys.js';
+import { signingKeyDecryptionKeys, storedKeysOpenWith } from '../keys/signing-keys.js';
 import { findSiteBySlug } from '../sites/sites.repository.js';
 import type { Site } from '../sites/site.js';
 import { openStore, type Store } from '../storage/connect.js';
@@ -109,15 +109,15 @@ export async function withStoreAnnouncingChange<T>(config: Config, fn: (store: S
 }
 
 /**
- * Refuses a SCHOOLGATE_SECRET other than the one the stored signing keys were sealed with, before it
- * serves (every token request would fail) or seals new keys beside the old ones.
+ * Refuses a SCHOOLGATE_SECRET (and SCHOOLGATE_PREVIOUS_SECRET) that does not open the stored signing keys,
+ * before it serves (every token request would fail) or seals new keys beside the old ones.
  */
 export async function requireSecretOpensKeys(store: Store, config: Config): Promise<void> {
-  if (await storedKeysOpenWith(store.db, signingKeyEncryptionKey(config.secret))) return;
+  if (await storedKeysOpenWith(store.db, signingKeyDecryptionKeys(config))) return;
   throw new CommandFailure(
     'SCHOOLGATE_SECRET does not open the signing keys stored in this database: they were sealed with another secret. ' +
       'Set the secret this database was created with (`serve --demo` without SCHOOLGATE_SECRET keeps the one it generated ' +
-      'in secret.key in the data folder). Nothing was changed.',
+      'in secret.key in the data folder); to change the secret, see `schoolgate secret reseal --help`. Nothing was changed.',
   );
 }
 

@@ -21,6 +21,7 @@ import { keysRotateCommand } from './keys-rotate.js';
 import { migrateCommand } from './migrate.js';
 import { roleGrantCommand } from './role-grant.js';
 import { roleRevokeCommand } from './role-revoke.js';
+import { secretResealCommand } from './secret-reseal.js';
 import { seedCommand } from './seed.js';
 import { serveCommand } from './serve.js';
 import { siteCreateCommand } from './site-create.js';
@@ -39,6 +40,7 @@ export const COMMANDS: readonly Command[] = [
   clientCreateCommand,
   clientListCommand,
   keysRotateCommand,
+  secretResealCommand,
   auditCommand,
   janitorCommand,
 ];
@@ -60,6 +62,7 @@ Environment:
   SCHOOLGATE_SECRET   master key, at least 32 characters (e.g. \`openssl rand -base64 48\`);
                       required by every command except \`serve --demo\` and \`seed --demo\`,
                       which generate one into the data folder when it is unset
+  SCHOOLGATE_PREVIOUS_SECRET  while changing the secret: the one before (see \`secret reseal --help\`)
   SCHOOLGATE_CONFIG   platform config file (vendor integrations, CIMD policy, lifetimes)
   PORT, HOST          listening port (3000) and address (127.0.0.1) of \`serve\`
   REDIS_URL, REDIS_PREFIX, TRUST_PROXY  see \`schoolgate serve --help\`

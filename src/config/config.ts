@@ -155,6 +155,7 @@ const envSchema = z.object({
     ),
   SCHOOLGATE_CONFIG: z.string().optional(),
   SCHOOLGATE_SECRET: z.string().optional(),
+  SCHOOLGATE_PREVIOUS_SECRET: z.string().optional(),
   TRUST_PROXY: z.string().optional(),
   SCHOOLGATE_CIMD_ALLOW_LOOPBACK: z.enum(['0', '1', '']).optional(),
   /** On SIGTERM, how long in-flight requests may take to finish before their connections are closed. */
@@ -189,6 +190,11 @@ export interface Config {
   redisPrefix: string;
   /** Master key material (at least 32 bytes of entropy) that encrypts what is kept reversibly. */
   secret: string;
+  /**
+   * The secret before the current one, while the signing keys move to the current one
+   * (`schoolgate secret reseal`): what it sealed still opens; nothing new is sealed with it.
+   */
+  previousSecret: string | undefined;
   trustProxy: string[] | false;
   demo: boolean;
   cimdAllowLoopback: boolean;
@@ -257,6 +263,10 @@ export function loadConfig(options: LoadOptions = {}): Config {
   }
 
   const secret = resolveSecret(e.SCHOOLGATE_SECRET, e.DATABASE_URL, demo);
+  const previousSecret = e.SCHOOLGATE_PREVIOUS_SECRET ? e.SCHOOLGATE_PREVIOUS_SECRET : undefined;
+  if (previousSecret !== undefined && Buffer.byteLength(previousSecret) < 32)
+    throw new ConfigError('SCHOOLGATE_PREVIOUS_SECRET: must be at least 32 characters, like the secret it was');
+  if (previousSecret === secret) throw new ConfigError('SCHOOLGATE_PREVIOUS_SECRET: must differ from SCHOOLGATE_SECRET');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -264,6 +274,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
     redisUrl: e.REDIS_URL ? e.REDIS_URL : undefined,
     redisPrefix: e.REDIS_PREFIX ?? '',
     secret,
+    previousSecret,
     trustProxy: e.TRUST_PROXY
       ? e.TRUST_PROXY.split(',')
           .map((s) => s.trim())

@@ -21,12 +21,13 @@ export class KeyCache {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly masterKey: Buffer,
+    /** The keys that open stored signing keys (signingKeyDecryptionKeys). */
+    private readonly masterKeys: readonly Buffer[],
     private readonly clock: Clock,
   ) {}
 
   signingKey(siteId: string): Promise<ActiveSigningKey> {
-    return this.cached(this.signing, siteId, () => activeSigningKey(this.db, siteId, this.masterKey));
+    return this.cached(this.signing, siteId, () => activeSigningKey(this.db, siteId, this.masterKeys));
   }
 
   published(siteId: string): Promise<PublicJwk[]> {

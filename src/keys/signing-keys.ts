@@ -40,6 +40,28 @@ export function signingKeyEncryptionKey(secret: string): Buffer {
   return deriveKey(secret, 'signing-keys');
 }
 
+/**
+ * The keys that open stored signing keys: the current secret's, then, while the keys move to it
+ * (`schoolgate secret reseal`), the previous secret's. New keys are sealed with the first only.
+ */
+export function signingKeyDecryptionKeys(config: { secret: string; previousSecret?: string | undefined }): Buffer[] {
+  const keys = [signingKeyEncryptionKey(config.secret)];
+  if (config.previousSecret !== undefined) keys.push(signingKeyEncryptionKey(config.previousSecret));
+  return keys;
+}
+
+/** The private JWK sealed in a row, opened with the first of `masterKeys` that opens it; undefined if none does. */
+function openPrivateJwk(masterKeys: readonly Buffer[], row: { kid: string; private_jwk_sealed: string }): string | undefined {
+  for (const masterKey of masterKeys) {
+    try {
+      return unseal(masterKey, row.private_jwk_sealed, row.kid);
+    } catch {
+      // Sealed with another secret: try the next.
+    }
+  }
+  return undefined;
+}
+
 /** Gives a new site its first active key and the next one. */
 export async function initialiseSiteKeys(db: Kysely<Database>, siteId: string, masterKey: Buffer, clock: Clock): Promise<void> {
   const rows = [await newKeyRow(siteId, 'active', masterKey, clock), await newKeyRow(siteId, 'next', masterKey, clock)];
@@ -130,19 +152,47 @@ export interface ActiveSigningKey {
  * enough: every key of a database is sealed with the same secret, and a secret that opens none of them
  * would fail every token request later, as a server error, instead of once at start.
  */
-export async function storedKeysOpenWith(db: Kysely<Database>, masterKey: Buffer): Promise<boolean> {
+export async function storedKeysOpenWith(db: Kysely<Database>, masterKeys: readonly Buffer[]): Promise<boolean> {
   const row = await db.selectFrom('signing_keys').select(['kid', 'private_jwk_sealed']).limit(1).executeTakeFirst();
-  if (!row) return true;
-  try {
-    unseal(masterKey, row.private_jwk_sealed, row.kid);
-    return true;
-  } catch {
-    return false;
+  return !row || openPrivateJwk(masterKeys, row) !== undefined;
+}
+
+/**
+ * Seals every stored signing key with `to` (the current secret's key), opening each with `from` (the
+ * current and previous secrets' keys), in one transaction: a key that neither opens leaves everything as
+ * it was. Answers how many keys were sealed anew and how many already were with `to`.
+ */
+export async function resealSigningKeys(
+  db: Kysely<Database>,
+  from: readonly Buffer[],
+  to: Buffer,
+): Promise<{ resealed: number; already: number }> {
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx.selectFrom('signing_keys').select(['kid', 'private_jwk_sealed']).orderBy('kid').execute();
+    let resealed = 0;
+    for (const row of rows) {
+      if (openPrivateJwk([to], row) !== undefined) continue;
+      const privateJwk = openPrivateJwk(from, row);
+      if (privateJwk === undefined) throw new SealedWithUnknownSecretError(row.kid);
+      await trx
+        .updateTable('signing_keys')
+        .set({ private_jwk_sealed: seal(to, privateJwk, row.kid) })
+        .where('kid', '=', row.kid)
+        .execute();
+      resealed += 1;
+    }
+    return { resealed, already: rows.length - resealed };
+  });
+}
+
+export class SealedWithUnknownSecretError extends Error {
+  constructor(readonly kid: string) {
+    super(`signing key ${kid} opens with neither SCHOOLGATE_SECRET nor SCHOOLGATE_PREVIOUS_SECRET`);
   }
 }
 
 /** The key that signs now; the newest active one if a rotation raced. */
-export async function activeSigningKey(db: Kysely<Database>, siteId: string, masterKey: Buffer): Promise<ActiveSigningKey> {
+export async function activeSigningKey(db: Kysely<Database>, siteId: string, masterKeys: readonly Buffer[]): Promise<ActiveSigningKey> {
   const row = await db
     .selectFrom('signing_keys')
     .select(['kid', 'private_jwk_sealed'])
@@ -151,7 +201,9 @@ export async function activeSigningKey(db: Kysely<Database>, siteId: string, mas
     .orderBy('activated_at', 'desc')
     .executeTakeFirst();
   if (!row) throw new Error(`site ${siteId} has no active signing key`);
-  const jwk = JSON.parse(unseal(masterKey, row.private_jwk_sealed, row.kid)) as JWK;
+  const opened = openPrivateJwk(masterKeys, row);
+  if (opened === undefined) throw new SealedWithUnknownSecretError(row.kid);
+  const jwk = JSON.parse(opened) as JWK;
   const key = (await importJWK(jwk, SIGNING_ALG)) as CryptoKey;
   return { kid: row.kid, key };
 }

@@ -396,5 +396,55 @@ for (const dialect of DIALECTS) {
       const badLimit = await cli(['audit', '--site', 'north', '--limit', 'lots'], env);
       expect(badLimit.code).toBe(2);
     });
+
+    // The last tests of this file: they move the stored keys to another secret.
+    const sealedKeys = async () =>
+      (await store.db.selectFrom('signing_keys').select(['kid', 'private_jwk_sealed']).orderBy('kid').execute()).map((r) => ({ ...r }));
+
+    it('secret reseal needs SCHOOLGATE_PREVIOUS_SECRET (exit 2), and refuses one equal to SCHOOLGATE_SECRET', async () => {
+      const without = await cli(['secret', 'reseal'], env);
+      expect(without.code).toBe(2);
+      expect(without.stderr).toMatch(/SCHOOLGATE_PREVIOUS_SECRET/);
+      const same = await cli(['secret', 'reseal'], { ...env, SCHOOLGATE_PREVIOUS_SECRET: env.SCHOOLGATE_SECRET as string });
+      expect(same.code).not.toBe(0);
+      expect(same.stderr).toMatch(/SCHOOLGATE_PREVIOUS_SECRET: must differ/);
+    });
+
+    it('secret reseal with two secrets that open no stored key changes nothing (exit 1)', async () => {
+      const before = await sealedKeys();
+      const result = await cli(['secret', 'reseal'], {
+        ...env,
+        SCHOOLGATE_SECRET: OTHER_SECRET,
+        SCHOOLGATE_PREVIOUS_SECRET: 'yet-another-secret-0123456789abcdefghijklmnopqrstuvw',
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/opens with neither SCHOOLGATE_SECRET nor SCHOOLGATE_PREVIOUS_SECRET; nothing was changed/);
+      expect(await sealedKeys()).toEqual(before);
+    });
+
+    it('secret reseal seals every stored key with the new secret: the commands then work with it alone and refuse the old one', async () => {
+      const before = await sealedKeys();
+      const moved = await cli(['secret', 'reseal'], {
+        ...env,
+        SCHOOLGATE_SECRET: OTHER_SECRET,
+        SCHOOLGATE_PREVIOUS_SECRET: env.SCHOOLGATE_SECRET as string,
+      });
+      expect(moved.code).toBe(0);
+      expect(moved.stdout).toContain(`Sealed ${before.length} signing keys with the new secret (0 already were).`);
+      const after = await sealedKeys();
+      expect(after.map((r) => r.kid)).toEqual(before.map((r) => r.kid));
+      for (const [i, row] of after.entries()) expect(row.private_jwk_sealed).not.toBe(before[i]?.private_jwk_sealed);
+
+      const again = await cli(['secret', 'reseal'], {
+        ...env,
+        SCHOOLGATE_SECRET: OTHER_SECRET,
+        SCHOOLGATE_PREVIOUS_SECRET: env.SCHOOLGATE_SECRET as string,
+      });
+      expect(again.stdout).toContain(`Sealed 0 signing keys with the new secret (${before.length} already were).`);
+
+      clock.advance(MIN_NEXT_KEY_AGE_SECONDS * 1000);
+      expect((await cli(['keys', 'rotate', '--site', 'north'], env, clock)).code).toBe(1);
+      expect((await cli(['keys', 'rotate', '--site', 'north'], { ...env, SCHOOLGATE_SECRET: OTHER_SECRET }, clock)).code).toBe(0);
+    });
   });
 }

@@ -2,7 +2,13 @@
 // follows PORT on a restart, and shuts down cleanly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
-import { cli, cliEnv, startCli } from './cli-harness.js';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import type { DemoServer } from '../helpers/demo-server.js';
+import { DEMO_CLIENTS, getTokens } from '../helpers/token-flow.js';
+import { cli, cliEnv, startCli, TEST_SECRET } from './cli-harness.js';
+
+/** The secret the demo's keys move to; they were sealed with TEST_SECRET. */
+const NEW_SECRET = 'new-secret-0123456789abcdefghijklmnopqrstuvwxyzABCD';
 import { freePort } from '../helpers/free-port.js';
 
 async function issuerAt(url: string): Promise<unknown> {
@@ -68,6 +74,25 @@ for (const dialect of DIALECTS) {
       expect(refused.stderr).toMatch(/SCHOOLGATE_SECRET does not open the signing keys stored in this database/);
       expect(refused.stdout).not.toContain('listening on');
       await expect(fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration`)).rejects.toThrow();
+    });
+
+    it('serves with a new SCHOOLGATE_SECRET while SCHOOLGATE_PREVIOUS_SECRET still opens the stored keys: ID tokens are signed and verify', async () => {
+      const port = await freePort();
+      const running = startCli(
+        ['serve', '--demo'],
+        cliEnv(url, { PORT: String(port), SCHOOLGATE_SECRET: NEW_SECRET, SCHOOLGATE_PREVIOUS_SECRET: TEST_SECRET }),
+      );
+      try {
+        await running.waitFor('listening on');
+        // Only the origins are read of the server by the token flow's helpers.
+        const origins = { academy: `http://localhost:${port}`, studio: `http://127.0.0.1:${port}` } as unknown as DemoServer;
+        const tokens = await getTokens(origins, DEMO_CLIENTS.academyApp);
+        const jwks = createRemoteJWKSet(new URL(`${origins.academy}/.well-known/jwks.json`));
+        const { payload } = await jwtVerify(tokens.id_token as string, jwks, { issuer: origins.academy });
+        expect(payload.aud).toBe(DEMO_CLIENTS.academyApp.clientId);
+      } finally {
+        expect((await running.stop()).code).toBe(0);
+      }
     });
   });
 }
