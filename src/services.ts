@@ -6,7 +6,7 @@ import { createCimdResolver } from './clients/cimd/resolver.js';
 import { type ClientResolver, createClientResolver } from './clients/resolve-client.js';
 import type { Config } from './config/config.js';
 import type { Clock } from './kernel/clock.js';
-import { deriveKey } from './kernel/sealing.js';
+import { secretKeys } from './keys/secret-keys.js';
 import { KeyCache } from './keys/key-cache.js';
 import { signingKeyDecryptionKeys } from './keys/signing-keys.js';
 import { type BearerChecker, createBearerChecker } from './oauth/bearer.js';
@@ -69,7 +69,8 @@ export interface Services {
   /** Revocation signals between the processes of a deployment. */
   signals: RevocationSignals;
   /** Keys derived from SCHOOLGATE_SECRET, one per purpose. */
-  csrfKey: Buffer;
+  /** The CSRF keys (keys/secret-keys.ts): the first signs, each verifies. */
+  csrfKeys: readonly [Buffer, ...Buffer[]];
   /** The shared Redis connection (rate limits, readiness) when REDIS_URL is set. */
   redis: Redis | null;
 }
@@ -167,8 +168,8 @@ export function createServices(deps: AppDeps): Services {
       rotations,
       freshRefreshTokens: new FreshRefreshTokens(),
     },
-    csrfKey: deriveKey(config.secret, 'csrf'),
-    confirmations: new ConfirmationTokens(deriveKey(config.secret, 'mcp-confirmation')),
+    csrfKeys: secretKeys(config, 'csrf'),
+    confirmations: new ConfirmationTokens(secretKeys(config, 'mcp-confirmation')),
     bearer: createBearerChecker(db, clock, accessTokens, standing),
     standing,
     signals,

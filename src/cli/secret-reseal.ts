@@ -1,6 +1,6 @@
 // `schoolgate secret reseal`: moves the stored signing keys to a new SCHOOLGATE_SECRET. What the secret
-// seals at rest is the signing keys (SPEC 5.3); the other keys derived from it (CSRF, the admin pages'
-// notices, MCP confirmations) last minutes and are made afresh from the new secret.
+// seals at rest is the signing keys (SPEC 5.3); what else is keyed by it (CSRF fields, MCP confirmations)
+// lasts minutes and is still accepted under SCHOOLGATE_PREVIOUS_SECRET while the secret changes.
 import { parseArgs } from 'node:util';
 import {
   resealSigningKeys,
@@ -36,7 +36,7 @@ Changing the secret without stopping the service:
      the old one: they open keys sealed with either and seal new ones with the new secret.
   2. Run \`schoolgate secret reseal\` with the same two variables.
   3. Restart every node without SCHOOLGATE_PREVIOUS_SECRET.
-Forms open in browsers and MCP confirmations issued before step 1 are refused once and asked again.
+Forms opened in browsers and MCP confirmations issued before step 1 stay valid until step 3.
 If the old secret may have leaked, rotate every site's keys as well: whoever read the database with it
 holds the private keys.
 

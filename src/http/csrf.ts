@@ -19,9 +19,14 @@ export interface CsrfProtection {
   verify(request: FastifyRequest, purpose: CsrfPurpose, submitted: string | undefined): boolean;
 }
 
-export function createCsrfProtection(key: Buffer): CsrfProtection {
-  const sign = (siteId: string, browserValue: string, purpose: CsrfPurpose) =>
+/**
+ * `keys`: the current secret's CSRF key, which signs, then the previous secret's while the secret changes
+ * (keys/secret-keys.ts), which still verifies, so a form opened before the change is not refused after it.
+ */
+export function createCsrfProtection(keys: readonly [Buffer, ...Buffer[]]): CsrfProtection {
+  const signWith = (key: Buffer, siteId: string, browserValue: string, purpose: CsrfPurpose) =>
     createHmac('sha256', key).update(`${siteId}\u0000${purpose}\u0000${browserValue}`).digest('base64url');
+  const sign = (siteId: string, browserValue: string, purpose: CsrfPurpose) => signWith(keys[0], siteId, browserValue, purpose);
   return {
     issue(request, reply, purpose) {
       const name = siteCookieName(request.site, CSRF_COOKIE);
@@ -37,7 +42,7 @@ export function createCsrfProtection(key: Buffer): CsrfProtection {
     verify(request, purpose, submitted) {
       const value = request.cookies[siteCookieName(request.site, CSRF_COOKIE)];
       if (!value || !submitted) return false;
-      return constantTimeEqual(sign(request.site.id, value, purpose), submitted);
+      return keys.some((key) => constantTimeEqual(signWith(key, request.site.id, value, purpose), submitted));
     },
   };
 }

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { type CryptoKey, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Clock } from '../kernel/clock.js';
 import { deriveKey, seal, unseal } from '../kernel/sealing.js';
+import { secretKeys } from './secret-keys.js';
 import type { Database } from '../storage/schema.js';
 
 export const SIGNING_ALG = 'ES256';
@@ -45,9 +46,7 @@ export function signingKeyEncryptionKey(secret: string): Buffer {
  * (`schoolgate secret reseal`), the previous secret's. New keys are sealed with the first only.
  */
 export function signingKeyDecryptionKeys(config: { secret: string; previousSecret?: string | undefined }): Buffer[] {
-  const keys = [signingKeyEncryptionKey(config.secret)];
-  if (config.previousSecret !== undefined) keys.push(signingKeyEncryptionKey(config.previousSecret));
-  return keys;
+  return secretKeys(config, 'signing-keys');
 }
 
 /** The private JWK sealed in a row, opened with the first of `masterKeys` that opens it; undefined if none does. */

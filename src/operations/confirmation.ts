@@ -21,10 +21,14 @@ function bound(ctx: OperationContext, binding: ConfirmationBinding): string {
 }
 
 export class ConfirmationTokens {
-  constructor(private readonly key: Buffer) {}
+  /**
+   * `keys`: the current secret's, which issues, then the previous secret's while the secret changes
+   * (keys/secret-keys.ts), which still verifies what it issued.
+   */
+  constructor(private readonly keys: readonly [Buffer, ...Buffer[]]) {}
 
-  private mac(payload: string): string {
-    return createHmac('sha256', this.key).update(payload).digest('base64url');
+  private mac(payload: string, key: Buffer = this.keys[0]): string {
+    return createHmac('sha256', key).update(payload).digest('base64url');
   }
 
   /** A token for this call, and when it stops working. */
@@ -44,8 +48,8 @@ export class ConfirmationTokens {
     const again = `Call ${binding.operation} again without confirmationToken to get a new preview and token.`;
     if (parts.length !== 3 || !Number.isSafeInteger(expiresAt))
       throw new OperationError('invalid_argument', `The confirmationToken is not valid. ${again}`);
-    const expected = this.mac(`${parts[0]}.${parts[1]}\n${bound(ctx, binding)}`);
-    if (!constantTimeEqual(expected, parts[2] ?? ''))
+    const payload = `${parts[0]}.${parts[1]}\n${bound(ctx, binding)}`;
+    if (!this.keys.some((key) => constantTimeEqual(this.mac(payload, key), parts[2] ?? '')))
       throw new OperationError(
         'invalid_argument',
         `The confirmationToken was issued for another call (other arguments, tool or caller). ${again}`,

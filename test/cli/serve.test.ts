@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { DemoServer } from '../helpers/demo-server.js';
+import { hiddenFields, person } from '../helpers/person.js';
 import { DEMO_CLIENTS, getTokens } from '../helpers/token-flow.js';
 import { cli, cliEnv, startCli, TEST_SECRET } from './cli-harness.js';
 
@@ -93,6 +94,38 @@ for (const dialect of DIALECTS) {
       } finally {
         expect((await running.stop()).code).toBe(0);
       }
+    });
+
+    // The last test of this file: it moves the stored keys to NEW_SECRET.
+    it('a form opened before the secret changed is accepted while SCHOOLGATE_PREVIOUS_SECRET is set, and refused (403) once the keys moved and it is unset', async () => {
+      const port = await freePort();
+      const origin = `http://localhost:${port}`;
+      const owner = person('owner');
+      const serving = async <T>(env: Record<string, string>, work: () => Promise<T>): Promise<T> => {
+        const running = startCli(['serve', '--demo'], cliEnv(url, { PORT: String(port), ...env }));
+        try {
+          await running.waitFor('listening on');
+          return await work();
+        } finally {
+          expect((await running.stop()).code).toBe(0);
+        }
+      };
+      const opened = await serving({}, () => owner.request(`${origin}/admin`));
+      expect(opened.html).toContain('name="password"');
+      const submit = () =>
+        owner.request(`${origin}/oauth/sign-in`, { form: { ...hiddenFields(opened.html), email: owner.email, password: owner.password } });
+
+      const during = await serving({ SCHOOLGATE_SECRET: NEW_SECRET, SCHOOLGATE_PREVIOUS_SECRET: TEST_SECRET }, submit);
+      expect(during.status).toBe(303);
+
+      const moved = await cli(
+        ['secret', 'reseal'],
+        cliEnv(url, { SCHOOLGATE_SECRET: NEW_SECRET, SCHOOLGATE_PREVIOUS_SECRET: TEST_SECRET }),
+      );
+      expect(moved.code).toBe(0);
+      const after = await serving({ SCHOOLGATE_SECRET: NEW_SECRET }, submit);
+      expect(after.status).toBe(403);
+      expect(after.html).toContain('This form expired');
     });
   });
 }

@@ -37,7 +37,7 @@ export function describeUse(what: string): string {
 
 export function registerAccountPages(app: FastifyInstance, services: Services): void {
   const { db, clock, config } = services;
-  const csrf = createCsrfProtection(services.csrfKey);
+  const csrf = createCsrfProtection(services.csrfKeys);
   const visitor = createPageAccess(services, csrf);
   const retentionDays = config.platform.janitor.access_log_retention_days;
 

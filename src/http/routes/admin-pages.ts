@@ -69,7 +69,7 @@ const DAY_MS = 86_400_000;
 
 export function registerAdminPages(app: FastifyInstance, services: Services): void {
   const { db, clock, config } = services;
-  const csrf = createCsrfProtection(services.csrfKey);
+  const csrf = createCsrfProtection(services.csrfKeys);
   const visitor = createPageAccess(services, csrf);
   // The one-time secret travels from the POST to the page after it sealed in a short-lived cookie, never in a URL.
   const flashKey = deriveKey(config.secret, 'admin-flash');

@@ -86,7 +86,7 @@ function formAsQuery(body: Record<string, string | string[] | undefined>): strin
 
 export function registerAuthorizeRoutes(app: FastifyInstance, services: Services): void {
   const { db, clock, config } = services;
-  const csrf: CsrfProtection = createCsrfProtection(services.csrfKey);
+  const csrf: CsrfProtection = createCsrfProtection(services.csrfKeys);
   const pipeline: AuthorizePipelineDeps = {
     clients: services.clients,
     keys: services.keys,

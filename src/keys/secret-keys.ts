@@ -1,0 +1,14 @@
+// The keys derived from SCHOOLGATE_SECRET, one set per purpose (HKDF info `schoolgate:<purpose>`, so one
+// secret never keys two kinds of data). While the secret changes (SCHOOLGATE_PREVIOUS_SECRET, see
+// `schoolgate secret reseal`), the previous secret's key follows the current one: it still verifies and
+// opens what it made, and only the current one makes anything new.
+import { deriveKey } from '../kernel/sealing.js';
+
+export type SecretPurpose = 'signing-keys' | 'csrf' | 'mcp-confirmation';
+
+/** The current secret's key for `purpose` first, then the previous secret's, if there is one. */
+export function secretKeys(config: { secret: string; previousSecret?: string | undefined }, purpose: SecretPurpose): [Buffer, ...Buffer[]] {
+  const keys: [Buffer, ...Buffer[]] = [deriveKey(config.secret, purpose)];
+  if (config.previousSecret !== undefined) keys.push(deriveKey(config.previousSecret, purpose));
+  return keys;
+}
