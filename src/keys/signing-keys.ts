@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import { type CryptoKey, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Clock } from '../kernel/clock.js';
-import { deriveKey, seal, unseal } from '../kernel/sealing.js';
+import { seal, unseal } from '../kernel/sealing.js';
 import { secretKeys } from './secret-keys.js';
 import type { Database } from '../storage/schema.js';
 
@@ -38,7 +38,7 @@ async function newKeyRow(siteId: string, state: 'next' | 'active', masterKey: Bu
 }
 
 export function signingKeyEncryptionKey(secret: string): Buffer {
-  return deriveKey(secret, 'signing-keys');
+  return secretKeys({ secret }, 'signing-keys')[0];
 }
 
 /**

@@ -20,7 +20,8 @@ import {
 } from '../../clients/member-app-service.js';
 import { findMemberApp, listMemberApps } from '../../clients/member-apps.repository.js';
 import { decideClient, listClientDecisions } from '../../clients/site-client-decisions.repository.js';
-import { deriveKey, seal, unseal } from '../../kernel/sealing.js';
+import { seal, unseal } from '../../kernel/sealing.js';
+import { secretKeys } from '../../keys/secret-keys.js';
 import { getMetricTimeseries, getSchoolOverview } from '../../operations/operator/analytics.js';
 import { findPersonByEmail } from '../../people/people.repository.js';
 import { PageRequestError } from '../../school/paging.js';
@@ -71,8 +72,9 @@ export function registerAdminPages(app: FastifyInstance, services: Services): vo
   const { db, clock, config } = services;
   const csrf = createCsrfProtection(services.csrfKeys);
   const visitor = createPageAccess(services, csrf);
-  // The one-time secret travels from the POST to the page after it sealed in a short-lived cookie, never in a URL.
-  const flashKey = deriveKey(config.secret, 'admin-flash');
+  // The one-time secret travels from the POST to the page after it sealed in a short-lived cookie, never in a URL;
+  // the cookie lives for one redirect, so only the current secret's key seals and opens it.
+  const [flashKey] = secretKeys(config, 'admin-flash');
 
   const nav = (request: FastifyRequest): NavLink[] => [
     { href: '/admin', label: 'Overview' },
