@@ -72,6 +72,7 @@ ${ENV_HELP}
   HOST                listening address (default 127.0.0.1)
   REDIS_URL           optional: shared rate limits and revocation signals across nodes
   REDIS_PREFIX        a name of this deployment's own in a Redis server it shares with others (the same on all its nodes)
+  SCHOOLGATE_PREVIOUS_SECRET  while the secret changes: the one before, still accepted (see \`secret reseal --help\`)
   TRUST_PROXY         comma-separated proxies whose X-Forwarded-* and X-Request-Id headers are trusted
   SHUTDOWN_GRACE_SECONDS  on SIGTERM, time in-flight requests get to finish (default 10)
   METRICS_PORT        serve GET /metrics (Prometheus) on a listener of its own, without a token
