@@ -98,21 +98,22 @@ for (const dialect of DIALECTS) {
 
     // The last test of this file: it moves the stored keys to NEW_SECRET.
     it('a form opened before the secret changed is accepted while SCHOOLGATE_PREVIOUS_SECRET is set, and refused (403) once the keys moved and it is unset', async () => {
-      const port = await freePort();
-      const origin = `http://localhost:${port}`;
       const owner = person('owner');
-      const serving = async <T>(env: Record<string, string>, work: () => Promise<T>): Promise<T> => {
+      // Each server on a port of its own: a keep-alive connection to the one before must not be reused.
+      // The browser's cookies are kept by host name, as browsers do, so they reach every one of them.
+      const serving = async <T>(env: Record<string, string>, work: (origin: string) => Promise<T>): Promise<T> => {
+        const port = await freePort();
         const running = startCli(['serve', '--demo'], cliEnv(url, { PORT: String(port), ...env }));
         try {
           await running.waitFor('listening on');
-          return await work();
+          return await work(`http://localhost:${port}`);
         } finally {
           expect((await running.stop()).code).toBe(0);
         }
       };
-      const opened = await serving({}, () => owner.request(`${origin}/admin`));
+      const opened = await serving({}, (origin) => owner.request(`${origin}/admin`));
       expect(opened.html).toContain('name="password"');
-      const submit = () =>
+      const submit = (origin: string) =>
         owner.request(`${origin}/oauth/sign-in`, { form: { ...hiddenFields(opened.html), email: owner.email, password: owner.password } });
 
       const during = await serving({ SCHOOLGATE_SECRET: NEW_SECRET, SCHOOLGATE_PREVIOUS_SECRET: TEST_SECRET }, submit);
