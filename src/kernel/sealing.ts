@@ -38,3 +38,18 @@ export function unseal(key: Buffer, sealed: string, associatedData = ''): string
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }
+
+/**
+ * What seal() produced with the first of `keys` that opens it (a secret and the one before it, while the
+ * secret changes: keys/secret-keys.ts); undefined when none does or the value is not a sealed value.
+ */
+export function unsealWithAny(keys: readonly Buffer[], sealed: string, associatedData = ''): string | undefined {
+  for (const key of keys) {
+    try {
+      return unseal(key, sealed, associatedData);
+    } catch {
+      // Sealed with another key (or not sealed at all): try the next.
+    }
+  }
+  return undefined;
+}

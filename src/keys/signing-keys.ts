@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import { type CryptoKey, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Clock } from '../kernel/clock.js';
-import { seal, unseal } from '../kernel/sealing.js';
+import { seal, unsealWithAny } from '../kernel/sealing.js';
 import { secretKeys } from './secret-keys.js';
 import type { Database } from '../storage/schema.js';
 
@@ -51,14 +51,7 @@ export function signingKeyDecryptionKeys(config: { secret: string; previousSecre
 
 /** The private JWK sealed in a row, opened with the first of `masterKeys` that opens it; undefined if none does. */
 function openPrivateJwk(masterKeys: readonly Buffer[], row: { kid: string; private_jwk_sealed: string }): string | undefined {
-  for (const masterKey of masterKeys) {
-    try {
-      return unseal(masterKey, row.private_jwk_sealed, row.kid);
-    } catch {
-      // Sealed with another secret: try the next.
-    }
-  }
-  return undefined;
+  return unsealWithAny(masterKeys, row.private_jwk_sealed, row.kid);
 }
 
 /** Gives a new site its first active key and the next one. */

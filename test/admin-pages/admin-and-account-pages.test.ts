@@ -4,21 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CimdServer, startCimdServer } from '../helpers/cimd-server.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
-import { type Person, person, type Step } from '../helpers/person.js';
+import { formFields, type Person, person, type Step } from '../helpers/person.js';
 import { pkcePair } from '../helpers/token-flow.js';
 import { DEMO_CLIENTS, FULL_SCOPE, getTokens, userInfo } from '../helpers/token-flow.js';
-
-/** The hidden fields of the form posting to `action` (pages hold several forms with their own tokens). */
-function formFields(html: string, action: string): Record<string, string> {
-  const start = html.indexOf(`action="${action}"`);
-  if (start < 0) throw new Error(`no form posting to ${action}`);
-  const end = html.indexOf('</form>', start);
-  const fields: Record<string, string> = {};
-  for (const m of html.slice(start, end).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields[m[1] as string] = (m[2] as string).replace(/&amp;/g, '&').replace(/&quot;/g, '"');
-  }
-  return fields;
-}
 
 /** Signs in through the form an admin page shows without a session; answers the page it returns to. */
 async function signInAt(who: Person, origin: string, path: string): Promise<Step> {

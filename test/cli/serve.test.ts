@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { DemoServer } from '../helpers/demo-server.js';
-import { hiddenFields, person } from '../helpers/person.js';
+import { formFields, hiddenFields, person } from '../helpers/person.js';
 import { DEMO_CLIENTS, getTokens } from '../helpers/token-flow.js';
 import { cli, cliEnv, startCli, TEST_SECRET } from './cli-harness.js';
 
@@ -16,6 +16,22 @@ async function issuerAt(url: string): Promise<unknown> {
   const response = await fetch(`${url}/.well-known/openid-configuration`);
   expect(response.status).toBe(200);
   return ((await response.json()) as { issuer?: unknown }).issuer;
+}
+
+/**
+ * Runs `work` against `serve --demo` on the database at `url` with `env`, then stops it. Each server on a port
+ * of its own: a keep-alive connection to the one before must not be reused. The browser's cookies are kept by
+ * host name, as browsers do, so they reach every one of them.
+ */
+async function servingOn<T>(url: string, env: Record<string, string>, work: (origin: string) => Promise<T>): Promise<T> {
+  const port = await freePort();
+  const running = startCli(['serve', '--demo'], cliEnv(url, { PORT: String(port), ...env }));
+  try {
+    await running.waitFor('listening on');
+    return await work(`http://localhost:${port}`);
+  } finally {
+    expect((await running.stop()).code).toBe(0);
+  }
 }
 
 for (const dialect of DIALECTS) {
@@ -96,27 +112,44 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('a new client secret sealed for the page after its form by a node on the old secret is shown by a node on the new one while SCHOOLGATE_PREVIOUS_SECRET is set', async () => {
+      const owner = person('owner');
+      const path = '/admin/developers/oauth-applications';
+      const created = await servingOn(url, {}, async (origin) => {
+        const form = await owner.request(`${origin}${path}`);
+        const signedIn = await owner.request(`${origin}/oauth/sign-in`, {
+          form: { ...hiddenFields(form.html), email: owner.email, password: owner.password },
+        });
+        expect(signedIn.status).toBe(303);
+        const page = await owner.request(`${origin}${path}`);
+        return owner.request(`${origin}${path}`, {
+          form: {
+            ...formFields(page.html, path),
+            name: 'Secret Change Buddy',
+            redirect_uris: 'https://buddy.example/callback',
+            kind: 'confidential',
+            scope: ['openid', 'account:read'],
+          },
+        });
+      });
+      expect(created.status).toBe(303);
+      const target = new URL(created.location as string);
+      const shown = await servingOn(url, { SCHOOLGATE_SECRET: NEW_SECRET, SCHOOLGATE_PREVIOUS_SECRET: TEST_SECRET }, (origin) =>
+        owner.request(`${origin}${target.pathname}${target.search}`),
+      );
+      expect(shown.status).toBe(200);
+      expect(/<code id="client-secret">([^<]+)<\/code>/.exec(shown.html)?.[1]).toMatch(/^sgs_/);
+    });
+
     // The last test of this file: it moves the stored keys to NEW_SECRET.
     it('a form opened before the secret changed is accepted while SCHOOLGATE_PREVIOUS_SECRET is set, and refused (403) once the keys moved and it is unset', async () => {
       const owner = person('owner');
-      // Each server on a port of its own: a keep-alive connection to the one before must not be reused.
-      // The browser's cookies are kept by host name, as browsers do, so they reach every one of them.
-      const serving = async <T>(env: Record<string, string>, work: (origin: string) => Promise<T>): Promise<T> => {
-        const port = await freePort();
-        const running = startCli(['serve', '--demo'], cliEnv(url, { PORT: String(port), ...env }));
-        try {
-          await running.waitFor('listening on');
-          return await work(`http://localhost:${port}`);
-        } finally {
-          expect((await running.stop()).code).toBe(0);
-        }
-      };
-      const opened = await serving({}, (origin) => owner.request(`${origin}/admin`));
+      const opened = await servingOn(url, {}, (origin) => owner.request(`${origin}/admin`));
       expect(opened.html).toContain('name="password"');
       const submit = (origin: string) =>
         owner.request(`${origin}/oauth/sign-in`, { form: { ...hiddenFields(opened.html), email: owner.email, password: owner.password } });
 
-      const during = await serving({ SCHOOLGATE_SECRET: NEW_SECRET, SCHOOLGATE_PREVIOUS_SECRET: TEST_SECRET }, submit);
+      const during = await servingOn(url, { SCHOOLGATE_SECRET: NEW_SECRET, SCHOOLGATE_PREVIOUS_SECRET: TEST_SECRET }, submit);
       expect(during.status).toBe(303);
 
       const moved = await cli(
@@ -124,7 +157,7 @@ for (const dialect of DIALECTS) {
         cliEnv(url, { SCHOOLGATE_SECRET: NEW_SECRET, SCHOOLGATE_PREVIOUS_SECRET: TEST_SECRET }),
       );
       expect(moved.code).toBe(0);
-      const after = await serving({ SCHOOLGATE_SECRET: NEW_SECRET }, submit);
+      const after = await servingOn(url, { SCHOOLGATE_SECRET: NEW_SECRET }, submit);
       expect(after.status).toBe(403);
       expect(after.html).toContain('This form expired');
     });

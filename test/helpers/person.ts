@@ -13,6 +13,13 @@ export function hiddenFields(html: string): Record<string, string> {
   return fields;
 }
 
+/** The hidden fields of the form posting to `action` (pages hold several forms with their own tokens). */
+export function formFields(html: string, action: string): Record<string, string> {
+  const start = html.indexOf(`action="${action}"`);
+  if (start < 0) throw new Error(`no form posting to ${action}`);
+  return hiddenFields(html.slice(start, html.indexOf('</form>', start)));
+}
+
 function decodeEntities(value: string): string {
   return value
     .replace(/&quot;/g, '"')

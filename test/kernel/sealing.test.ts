@@ -3,7 +3,7 @@
 // rest, must still open, so the derivation is pinned to Node's own HKDF and to RFC 5869's test case 3.
 import { hkdfSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { deriveKey, seal, unseal } from '../../src/kernel/sealing.js';
+import { deriveKey, seal, unseal, unsealWithAny } from '../../src/kernel/sealing.js';
 
 const nodeHkdf = (secret: string | Buffer, info: string | Buffer, length = 32) =>
   Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, length));
@@ -33,5 +33,14 @@ describe('key derivation and sealing', () => {
     expect(unseal(key, sealed, 'aad')).toBe('hello ✓');
     expect(() => unseal(deriveKey('secret', 'other'), sealed, 'aad')).toThrow();
     expect(() => unseal(key, sealed, 'other')).toThrow();
+  });
+
+  it('opens with whichever of several keys sealed it (a secret and the one before), and answers undefined when none did or the value is not sealed', () => {
+    const [current, previous, other] = ['new', 'old', 'other'].map((secret) => deriveKey(secret, 'test')) as [Buffer, Buffer, Buffer];
+    expect(unsealWithAny([current, previous], seal(previous, 'made before', 'aad'), 'aad')).toBe('made before');
+    expect(unsealWithAny([current, previous], seal(current, 'made now', 'aad'), 'aad')).toBe('made now');
+    expect(unsealWithAny([current, previous], seal(other, 'made elsewhere', 'aad'), 'aad')).toBeUndefined();
+    expect(unsealWithAny([current, previous], seal(previous, 'bound elsewhere', 'other'), 'aad')).toBeUndefined();
+    expect(unsealWithAny([current], 'not.a.sealed.value')).toBeUndefined();
   });
 });

@@ -20,7 +20,7 @@ import {
 } from '../../clients/member-app-service.js';
 import { findMemberApp, listMemberApps } from '../../clients/member-apps.repository.js';
 import { decideClient, listClientDecisions } from '../../clients/site-client-decisions.repository.js';
-import { seal, unseal } from '../../kernel/sealing.js';
+import { seal, unsealWithAny } from '../../kernel/sealing.js';
 import { secretKeys } from '../../keys/secret-keys.js';
 import { getMetricTimeseries, getSchoolOverview } from '../../operations/operator/analytics.js';
 import { findPersonByEmail } from '../../people/people.repository.js';
@@ -72,9 +72,10 @@ export function registerAdminPages(app: FastifyInstance, services: Services): vo
   const { db, clock, config } = services;
   const csrf = createCsrfProtection(services.csrfKeys);
   const visitor = createPageAccess(services, csrf);
-  // The one-time secret travels from the POST to the page after it sealed in a short-lived cookie, never in a URL;
-  // the cookie lives for one redirect, so only the current secret's key seals and opens it.
-  const [flashKey] = secretKeys(config, 'admin-flash');
+  // The one-time secret travels from the POST to the page after it sealed in a short-lived cookie, never in a URL.
+  // While the secret changes, the POST and the page after it may reach nodes on either side of the change: the
+  // previous secret's key still opens the cookie, or the new client secret would never be shown.
+  const flashKeys = secretKeys(config, 'admin-flash');
 
   const nav = (request: FastifyRequest): NavLink[] => [
     { href: '/admin', label: 'Overview' },
@@ -236,11 +237,8 @@ export function registerAdminPages(app: FastifyInstance, services: Services): vo
     const sealed = request.cookies[cookieName];
     if (sealed) {
       reply.clearCookie(cookieName, { path: APPLICATIONS_PATH, httpOnly: true, sameSite: 'strict', secure: isSecureOrigin(request.site) });
-      try {
-        revealed = JSON.parse(unseal(flashKey, sealed, `${request.site.id}:${v.personId}`)) as typeof revealed;
-      } catch {
-        revealed = undefined;
-      }
+      const opened = unsealWithAny(flashKeys, sealed, `${request.site.id}:${v.personId}`);
+      revealed = opened === undefined ? undefined : (JSON.parse(opened) as typeof revealed);
     }
     const body = applicationsBody({
       apps,
@@ -258,13 +256,17 @@ export function registerAdminPages(app: FastifyInstance, services: Services): vo
     v: PageVisitor,
     value: { clientId: string; name: string; secret: string | null; created: boolean },
   ) =>
-    reply.setCookie(siteCookieName(request.site, FLASH_COOKIE), seal(flashKey, JSON.stringify(value), `${request.site.id}:${v.personId}`), {
-      path: APPLICATIONS_PATH,
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: isSecureOrigin(request.site),
-      maxAge: FLASH_SECONDS,
-    });
+    reply.setCookie(
+      siteCookieName(request.site, FLASH_COOKIE),
+      seal(flashKeys[0], JSON.stringify(value), `${request.site.id}:${v.personId}`),
+      {
+        path: APPLICATIONS_PATH,
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: isSecureOrigin(request.site),
+        maxAge: FLASH_SECONDS,
+      },
+    );
 
   app.get(APPLICATIONS_PATH, { schema: { hide: true }, config: { kind: 'page' } }, async (request, reply) => {
     const f = await developer(request, reply, 'GET');
