@@ -370,8 +370,16 @@ const EventRegistration = new GraphQLObjectType<EventRegistrationRecord, MemberC
       description: 'IANA time zone the event is announced in (for example "Europe/Berlin"); startsAt and endsAt are UTC instants.',
     },
     location: { type: GraphQLString, description: 'Where an in-person event takes place; null for online-only events.' },
-    joinUrl: { type: GraphQLString, description: 'Link to join an online event; null for in-person-only events.' },
+    joinUrl: {
+      type: GraphQLString,
+      description: 'Link to join an online event; null for in-person-only events and once the event is cancelled.',
+    },
     registeredAt: { type: nonNull(DateTime), description: 'When the member registered.' },
+    cancelledAt: { type: DateTime, description: 'When the school cancelled the event; null while it takes place.' },
+    cancelReason: {
+      type: GraphQLString,
+      description: 'Why the school cancelled the event, as it wrote it; null when not given or not cancelled.',
+    },
   },
 });
 

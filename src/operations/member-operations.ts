@@ -183,7 +183,7 @@ export const listMyEventRegistrations = defineOperation({
   name: 'list_my_event_registrations',
   title: 'My event registrations',
   description:
-    'Events you registered for at this school, soonest first, with the join link of online events. Paged with a total and a nextCursor.',
+    'Events you registered for at this school, soonest first, with the join link of online events. An event the school cancelled is listed with cancelledAt and the reason, and without a join link. Paged with a total and a nextCursor.',
   audience: 'member',
   scopes: ACCOUNT_READ,
   input: z.object({ ...pageInput }),
@@ -198,14 +198,16 @@ export const listMyEventRegistrations = defineOperation({
         endsAt: instant('When the event ends'),
         timeZone: z.string().describe('IANA time zone the event is announced in.'),
         location: z.string().nullable(),
-        joinUrl: z.string().nullable().describe('Link to join an online event; null for in-person events.'),
+        joinUrl: z.string().nullable().describe('Link to join an online event; null for in-person events and once the event is cancelled.'),
         registeredAt: instant('When the member registered'),
+        cancelledAt: instantOrNull('When the school cancelled the event; null while it takes place'),
+        cancelReason: z.string().nullable().describe('Why the school cancelled the event; null when not given or not cancelled.'),
       }),
       'event registrations',
     ),
   ),
   annotations: READ_ONLY,
-  userContent: ['items[].title', 'items[].description', 'items[].location'],
+  userContent: ['items[].title', 'items[].description', 'items[].location', 'items[].cancelReason'],
   async handle(ctx, input) {
     const scope = memberScope(ctx);
     const [page, total] = await Promise.all([listEventRegistrations(scope, pageRequest(input)), countEventRegistrations(scope)]);
@@ -220,6 +222,8 @@ export const listMyEventRegistrations = defineOperation({
       location: r.location,
       joinUrl: r.joinUrl,
       registeredAt: iso(r.registeredAt),
+      cancelledAt: isoOrNull(r.cancelledAt),
+      cancelReason: r.cancelReason,
     }));
   },
 });

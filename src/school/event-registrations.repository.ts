@@ -1,5 +1,7 @@
 // The events a member registered for at a site (SPEC 2.1). The join link appears here, and only here,
-// because the member is registered; public listings never carry it.
+// because the member is registered; public listings never carry it. An event the school cancelled stays
+// in the list, marked cancelled with the school's reason, and without its join link: there is nothing left
+// to join, and an assistant reading the list must not send the member to it.
 import type { MemberScope } from './scope.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 
@@ -12,8 +14,12 @@ export interface EventRegistrationRecord {
   endsAt: number;
   timeZone: string;
   location: string | null;
+  /** Null once the event is cancelled. */
   joinUrl: string | null;
   registeredAt: number;
+  /** When the school cancelled the event; null while it takes place. */
+  cancelledAt: number | null;
+  cancelReason: string | null;
 }
 
 const LIST = 'event_registrations';
@@ -42,6 +48,8 @@ export async function listEventRegistrations(scope: MemberScope, request: PageRe
       'ev.time_zone',
       'ev.location',
       'ev.join_url',
+      'ev.cancelled_at',
+      'ev.cancel_reason',
     ])
     .orderBy('ev.starts_at', 'asc')
     .orderBy('r.id', 'asc')
@@ -57,8 +65,10 @@ export async function listEventRegistrations(scope: MemberScope, request: PageRe
       endsAt: row.ends_at,
       timeZone: row.time_zone,
       location: row.location,
-      joinUrl: row.join_url,
+      joinUrl: row.cancelled_at === null ? row.join_url : null,
       registeredAt: row.registered_at,
+      cancelledAt: row.cancelled_at,
+      cancelReason: row.cancelled_at === null ? null : row.cancel_reason,
     }),
   );
   return toPage(LIST, records, size, (r) => ({ sort: r.startsAt, id: r.id }));

@@ -10,7 +10,8 @@ import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { connectMcp, demoSiteIds, personId, structured } from '../helpers/mcp.js';
 import { ALL_REST_SCOPES, call, expectProblem, VENDOR } from '../helpers/operator-api.js';
 import { person } from '../helpers/person.js';
-import { getTokens } from '../helpers/token-flow.js';
+import { DEMO_CLIENTS, getTokens } from '../helpers/token-flow.js';
+import { graphql, nodesOf, viewerOf } from '../member-api-http/graphql-http.js';
 
 interface Event {
   id: string;
@@ -156,6 +157,41 @@ for (const dialect of DIALECTS) {
       expect(registrations.body.total).toBe(2);
       expectProblem(await call(server.academy, 'POST', `/events/${event.id}/cancel`, operator, {}), 409, 'conflict');
       expectProblem(await call(server.academy, 'PATCH', `/events/${event.id}`, operator, { title: 'Back on' }), 409, 'conflict');
+    });
+
+    it('a cancelled event stays in the registered member’s own list (GraphQL and MCP) marked cancelled, with the reason and without its join link', async () => {
+      const event = await create('Live session: indexes', { joinUrl: 'https://meet.example.com/indexes' });
+      await call(server.academy, 'PATCH', `/events/${event.id}`, operator, { published: true });
+      await register(event.id, ['student@demo.test']);
+      const member = (await getTokens(server, DEMO_CLIENTS.academyApp, { scope: 'openid account:read', who: person('student') }))
+        .access_token;
+      const query = '{ viewer { eventRegistrations(first: 100) { nodes { eventId joinUrl cancelledAt cancelReason } } } }';
+      const registration = async () => {
+        const answer = viewerOf(await graphql(server, 'academy', member, query));
+        return nodesOf(answer.eventRegistrations).find((n) => n.eventId === event.id);
+      };
+      const myRegistration = async () => {
+        const mcp = await connectMcp(server.academy, member);
+        try {
+          const listed = structured<{ items: Array<Record<string, unknown>> }>(
+            await mcp.callTool({ name: 'list_my_event_registrations', arguments: { limit: 100 } }),
+          );
+          return listed.items.find((r) => r.eventId === event.id);
+        } finally {
+          await mcp.close();
+        }
+      };
+      const taking = { eventId: event.id, joinUrl: 'https://meet.example.com/indexes', cancelledAt: null, cancelReason: null };
+      expect(await registration()).toEqual(taking);
+      expect(await myRegistration()).toMatchObject(taking);
+
+      const cancelled = await call(server.academy, 'POST', `/events/${event.id}/cancel`, operator, { reason: 'The room flooded.' });
+      expect(cancelled.status).toBe(200);
+      const cancelledAt = (cancelled.body.event as Event).cancelledAt;
+      expect(cancelledAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+      const gone = { eventId: event.id, joinUrl: null, cancelledAt, cancelReason: 'The room flooded.' };
+      expect(await registration()).toEqual(gone);
+      expect(await myRegistration()).toMatchObject(gone);
     });
 
     it('pages an event’s registrations earliest first with a total, and refuses a cursor of another event', async () => {
