@@ -90,7 +90,11 @@ function redisSignals(redisUrl: string, channel: string): RevocationSignals {
   const bus = localBus();
   const options = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false } as const;
   const publisher = new Redis(redisUrl, options);
-  const subscriber = new Redis(redisUrl, { ...options, enableOfflineQueue: true });
+  // The subscription is made again on every 'ready' below, with its failure handled. ioredis's own
+  // resubscription after a reconnect sends SUBSCRIBE with no rejection handler (ioredis 5.11 and 6.0;
+  // redis/ioredis#2187): a link that drops again, or a node stopping, while it is pending made it an
+  // unhandled rejection, which ends a Node process. So ioredis does not resubscribe by itself.
+  const subscriber = new Redis(redisUrl, { ...options, enableOfflineQueue: true, autoResubscribe: false });
   let subscribed = false;
   /** Publishes of this node whose copy has not come back yet, by id: what to do when it does. */
   const echoes = new Map<string, { heard: () => void; forget: NodeJS.Timeout }>();

@@ -2,6 +2,7 @@
 // node's own copy has come back (so the other nodes have been sent theirs; that another node then refuses at
 // once is tested over HTTP in test/conformance/revocation-across-nodes.test.ts), and that copy is not told
 // again; a node whose Redis is unreachable does not wait for an echo that cannot come.
+import { createConnection, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/storage/connect.js';
 import { redisNames } from '../../src/storage/redis-names.js';
@@ -14,6 +15,59 @@ import {
 import { REDIS_URL, redisAvailable } from '../helpers/redis.js';
 
 const available = await redisAvailable();
+
+/**
+ * A proxy in front of Redis that counts the SUBSCRIBE commands sent on each connection, can cut every
+ * connection (Redis going away; its clients reconnect), and, with `holdAfterSubscribe`, stops passing
+ * Redis's replies on a connection once it has sent SUBSCRIBE (the subscription stays pending).
+ */
+async function subscribeWatchingProxy() {
+  const target = new URL(REDIS_URL);
+  const connections: Array<{ subscribes: number }> = [];
+  const sockets = new Set<Socket>();
+  const proxy = {
+    port: 0,
+    connections,
+    holdAfterSubscribe: false,
+    cutAll: () => {
+      for (const socket of sockets) socket.destroy();
+    },
+    close: async () => {},
+  };
+  const server = createServer((client) => {
+    const upstream = createConnection({ host: target.hostname, port: Number(target.port || 6379) });
+    const connection = { subscribes: 0 };
+    connections.push(connection);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.once('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk: Buffer) => {
+      connection.subscribes += chunk.toString('latin1').match(/\r\nsubscribe\r\n/gi)?.length ?? 0;
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!(proxy.holdAfterSubscribe && connection.subscribes > 0)) client.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.port = (server.address() as { port: number }).port;
+  proxy.close = async () => {
+    proxy.cutAll();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return proxy;
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 300 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!check()) throw new Error(`timed out waiting until ${what}`);
+}
 
 describe.skipIf(!available)('revocation signals over Redis', () => {
   let store: Store;
@@ -75,6 +129,39 @@ describe.skipIf(!available)('revocation signals over Redis', () => {
     expect(flushes.length).toBeGreaterThan(0);
     expect(byOther).toEqual(['prefixed-2']);
     expect(byUnprefixed).toEqual(['prefixed-3']);
+  });
+
+  it('subscribes once again after Redis comes back, and a node stopped while that subscription is pending does not end the process', async () => {
+    const proxy = await subscribeWatchingProxy();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const signals = node(`redis://127.0.0.1:${proxy.port}`);
+      await subscribed(signals);
+      // Redis goes away and comes back: the node reconnects and subscribes again, once (ioredis's own
+      // resubscription would add a second SUBSCRIBE).
+      let seen = proxy.connections.length;
+      proxy.cutAll();
+      await until(() => !signals.reliable(), 'the node noticed the cut');
+      await subscribed(signals);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(proxy.connections.slice(seen).reduce((n, c) => n + c.subscribes, 0)).toBe(1);
+
+      // Again, with Redis's answer to the SUBSCRIBE held back: the node stops while it is pending.
+      proxy.holdAfterSubscribe = true;
+      seen = proxy.connections.length;
+      proxy.cutAll();
+      await until(() => proxy.connections.slice(seen).some((c) => c.subscribes > 0), 'the node subscribed again');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(signals.reliable()).toBe(false);
+      await signals.close();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await proxy.close();
+    }
   });
 
   it('publishes without waiting for an echo when Redis cannot be reached', async () => {
