@@ -18,7 +18,6 @@ import {
   required,
   requireSite,
   UsageError,
-  withConfig,
   withStoreAnnouncingChange,
   writeLine,
 } from './command.js';
@@ -76,7 +75,7 @@ ${ENV_HELP}`,
     const redirectUris = checked('--redirect-uri', () => parseRedirectUris(uris));
     const scopes = checked('--scope', () => parseScopeList(required(values.scope, '--scope')));
 
-    const { site, created } = await withStoreAnnouncingChange(withConfig(ctx), async (store) => {
+    const { site, created } = await withStoreAnnouncingChange(ctx, async (store) => {
       const site = await requireSite(store, slug);
       const created = await createApplication(
         { db: store.db, clock: ctx.clock },

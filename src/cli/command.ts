@@ -6,6 +6,7 @@ import type { Clock } from '../kernel/clock.js';
 import { signingKeyDecryptionKeys, storedKeysOpenWith } from '../keys/signing-keys.js';
 import { findSiteBySlug } from '../sites/sites.repository.js';
 import type { Site } from '../sites/site.js';
+import { COHERENT_CACHE_TTL_MS } from '../storage/coherent-cache.js';
 import { openStore, type Store } from '../storage/connect.js';
 import { migrateToLatest } from '../storage/migrate.js';
 
@@ -98,12 +99,23 @@ export async function withStore<T>(config: Config, fn: (store: Store) => Promise
 
 /**
  * withStore for commands that change people, roles or applications: afterwards the serving processes
- * are told to drop what they cached of them.
+ * are told to drop what they cached of them. The change is committed by then, so a Redis that cannot be
+ * reached is a warning, not a failure: the command's answer (a client secret shown once, say) is still
+ * printed, and a retry would not repeat the change.
  */
-export async function withStoreAnnouncingChange<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+export async function withStoreAnnouncingChange<T>(ctx: CliContext, fn: (store: Store) => Promise<T>): Promise<T> {
+  const config = withConfig(ctx);
   return withStore(config, async (store) => {
     const result = await fn(store);
-    await announceChange(store, config.redisUrl, redisNames(config.redisPrefix));
+    try {
+      await announceChange(store, config.redisUrl, redisNames(config.redisPrefix));
+    } catch (err) {
+      writeLine(
+        ctx.io.stderr,
+        `warning: the change is saved, but the serving nodes could not be told through Redis (${(err as Error).message}); ` +
+          `they use it within ${COHERENT_CACHE_TTL_MS / 1000} s, when what they cached expires.`,
+      );
+    }
     return result;
   });
 }

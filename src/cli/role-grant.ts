@@ -12,7 +12,6 @@ import {
   required,
   requireSite,
   UsageError,
-  withConfig,
   withStoreAnnouncingChange,
   writeLine,
 } from './command.js';
@@ -49,7 +48,7 @@ ${ENV_HELP}`,
     const role = required(values.role, '--role');
     if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}: got "${role}"`);
 
-    const { site, person } = await withStoreAnnouncingChange(withConfig(ctx), async (store) => {
+    const { site, person } = await withStoreAnnouncingChange(ctx, async (store) => {
       const site = await requireSite(store, slug);
       const person = await findPersonByEmail(store.db, email);
       if (!person) throw new CommandFailure(`no person with e-mail ${email} (see \`schoolgate user create\`)`);

@@ -11,7 +11,6 @@ import {
   printHelp,
   required,
   UsageError,
-  withConfig,
   withStoreAnnouncingChange,
   writeLine,
 } from './command.js';
@@ -69,7 +68,7 @@ ${ENV_HELP}
     if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
     const pictureUrl = values['picture-url'] === undefined ? null : parsePictureUrl(values['picture-url']);
 
-    const person = await withStoreAnnouncingChange(withConfig(ctx), async (store) => {
+    const person = await withStoreAnnouncingChange(ctx, async (store) => {
       if (await findPersonByEmail(store.db, email)) throw new CommandFailure(`a person with e-mail ${email} already exists`);
       return insertPerson(store.db, { email, name, password, pictureUrl }, ctx.clock);
     });

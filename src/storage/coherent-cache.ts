@@ -11,6 +11,9 @@ export type Forgotten = typeof EVERYTHING | typeof NOTHING | { keyPrefix: string
 export const EVERYTHING = 'everything';
 export const NOTHING = 'nothing';
 
+/** How long an entry is kept at most: what a change no signal told a node about lasts there. */
+export const COHERENT_CACHE_TTL_MS = 60_000;
+
 export class CoherentCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
   /** Bumped by every signal that forgets anything: a value read across one may be stale and is not kept. */
@@ -20,7 +23,7 @@ export class CoherentCache<V> {
   constructor(
     private readonly signals: RevocationSignals,
     private readonly clock: Clock,
-    private readonly ttlMs = 60_000,
+    private readonly ttlMs = COHERENT_CACHE_TTL_MS,
     private readonly maxEntries = 10_000,
     /**
      * What further signals, besides `flush`, forget: every entry, or those whose keys start with a prefix

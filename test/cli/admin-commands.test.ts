@@ -397,6 +397,49 @@ for (const dialect of DIALECTS) {
       expect(badLimit.code).toBe(2);
     });
 
+    it('a change whose announcement to the serving nodes cannot reach Redis is still done and reported (exit 0), with a warning on PostgreSQL', async () => {
+      // Nothing listens on port 9 (discard) here.
+      const unreachable = { ...env, REDIS_URL: 'redis://127.0.0.1:9' };
+      const warning =
+        dialect === 'postgres'
+          ? /^warning: the change is saved, but the serving nodes could not be told through Redis .*within 60 s/
+          : /^$/;
+      const created = await cli(
+        [
+          'client',
+          'create',
+          '--site',
+          'south',
+          '--name',
+          'South Kiosk',
+          '--kind',
+          'confidential',
+          '--redirect-uri',
+          'https://kiosk.south.example/cb',
+          '--scope',
+          'openid',
+        ],
+        unreachable,
+      );
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stderr).toMatch(warning);
+      const clientId = /client_id\s+(\S+)/.exec(created.stdout)?.[1];
+      const secret = /client_secret\s+(\S+)/.exec(created.stdout)?.[1];
+      const row = await store.db
+        .selectFrom('member_clients')
+        .select('secret_hash')
+        .where('client_id', '=', clientId ?? '')
+        .executeTakeFirst();
+      expect(row?.secret_hash).toBe(hashToken(secret ?? ''));
+
+      const granted = await cli(['role', 'grant', '--site', 'south', '--email', 'ada@north.example', '--role', 'admin'], unreachable);
+      expect([granted.code, granted.stdout.trim()]).toEqual([0, 'ada@north.example is admin at south.']);
+      expect(granted.stderr).toMatch(warning);
+      const revoked = await cli(['role', 'revoke', '--site', 'south', '--email', 'ada@north.example', '--role', 'admin'], unreachable);
+      expect([revoked.code, revoked.stdout.trim()]).toEqual([0, 'ada@north.example is no longer admin at south.']);
+      expect(revoked.stderr).toMatch(warning);
+    });
+
     // The last tests of this file: they move the stored keys to another secret.
     const sealedKeys = async () =>
       (await store.db.selectFrom('signing_keys').select(['kid', 'private_jwk_sealed']).orderBy('kid').execute()).map((r) => ({ ...r }));
