@@ -1,7 +1,7 @@
 // `schoolgate site create` (CONTRACT 1, 2): a school site with its origin, variant and first signing keys.
 import { parseArgs } from 'node:util';
 import { initialiseSiteKeys, signingKeyEncryptionKey } from '../keys/signing-keys.js';
-import { normaliseOrigin, type Variant } from '../sites/site.js';
+import { normaliseOrigin, SITE_NAME_MAX_LENGTH, type Variant } from '../sites/site.js';
 import { findSiteBySlug, insertSite, listSites } from '../sites/sites.repository.js';
 import {
   type Command,
@@ -68,6 +68,7 @@ ${ENV_HELP}`,
     const slug = required(values.slug, '--slug');
     if (!SLUG.test(slug)) throw new UsageError(`--slug must be lowercase letters, digits and dashes (at most 63): got "${slug}"`);
     const name = required(values.name, '--name');
+    if (name.length > SITE_NAME_MAX_LENGTH) throw new UsageError(`--name may be at most ${SITE_NAME_MAX_LENGTH} characters`);
     const origin = parseSiteOrigin(required(values.origin, '--origin'));
     const variant = required(values.variant, '--variant').toUpperCase();
     if (variant !== 'A' && variant !== 'B') throw new UsageError(`--variant must be A or B: got "${values.variant}"`);

@@ -1,6 +1,6 @@
 // `schoolgate user create` (CONTRACT 1; issue 2 section 2): one account per person across sites.
 import { parseArgs } from 'node:util';
-import { findPersonByEmail, insertPerson, normaliseEmail } from '../people/people.repository.js';
+import { findPersonByEmail, insertPerson, normaliseEmail, PERSON_NAME_MAX_LENGTH } from '../people/people.repository.js';
 import {
   type Command,
   CommandFailure,
@@ -63,6 +63,7 @@ ${ENV_HELP}
     const email = normaliseEmail(required(values.email, '--email'));
     if (!EMAIL.test(email)) throw new UsageError(`--email is not an e-mail address: "${values.email}"`);
     const name = required(values.name, '--name');
+    if (name.length > PERSON_NAME_MAX_LENGTH) throw new UsageError(`--name may be at most ${PERSON_NAME_MAX_LENGTH} characters`);
     const password = values.password ?? ctx.env.SCHOOLGATE_NEW_PASSWORD;
     if (!password) throw new UsageError('a password is required: set SCHOOLGATE_NEW_PASSWORD (or pass --password)');
     if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password must be at least ${MIN_PASSWORD_LENGTH} characters`);

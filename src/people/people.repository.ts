@@ -18,6 +18,9 @@ export interface Person {
   pictureUrl: string | null;
 }
 
+/** The longest display name a person may have, however it is set (operator API, CLI). */
+export const PERSON_NAME_MAX_LENGTH = 200;
+
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }

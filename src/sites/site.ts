@@ -13,6 +13,9 @@ export interface Site {
   mcpBeta: boolean;
 }
 
+/** The longest school name, however it is set (operator API, CLI): it heads every page of the school. */
+export const SITE_NAME_MAX_LENGTH = 200;
+
 export function siteFromRow(row: SitesTable): Site {
   return { id: row.id, slug: row.slug, name: row.name, origin: row.origin, variant: row.variant, mcpBeta: row.mcp_beta === 1 };
 }

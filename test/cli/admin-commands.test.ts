@@ -94,6 +94,17 @@ for (const dialect of DIALECTS) {
       expect(await store.db.selectFrom('sites').select('id').where('slug', '=', 'east').executeTakeFirst()).toBeUndefined();
     });
 
+    it('site create refuses a name longer than the operator API allows for a school (200 characters), as a usage error (exit 2)', async () => {
+      const long = 'E'.repeat(201);
+      const result = await cli(
+        ['site', 'create', '--slug', 'east', '--name', long, '--origin', 'https://east.example', '--variant', 'A'],
+        env,
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--name may be at most 200 characters/);
+      expect(await store.db.selectFrom('sites').select('id').where('slug', '=', 'east').executeTakeFirst()).toBeUndefined();
+    });
+
     it('site create refuses a taken slug or a taken origin (exit 1)', async () => {
       const slug = await cli(
         ['site', 'create', '--slug', 'north', '--name', 'Again', '--origin', 'https://other.example', '--variant', 'A'],
@@ -150,6 +161,18 @@ for (const dialect of DIALECTS) {
       const none = await cli(['user', 'create', '--email', 'carol@north.example', '--name', 'Carol'], env);
       expect(none.code).toBe(2);
       expect(none.stderr).toMatch(/SCHOOLGATE_NEW_PASSWORD/);
+      // As long as POST /students allows a name to be, and no longer.
+      const longName = await cli(
+        ['user', 'create', '--email', 'dan@north.example', '--name', 'D'.repeat(201), '--password', 'dan-pass-12345'],
+        env,
+      );
+      expect(longName.code).toBe(2);
+      expect(longName.stderr).toMatch(/--name may be at most 200 characters/);
+      const longest = await cli(
+        ['user', 'create', '--email', 'dan@north.example', '--name', 'D'.repeat(200), '--password', 'dan-pass-12345'],
+        env,
+      );
+      expect(longest.code).toBe(0);
     });
 
     it('role grant gives a role at one site only, and granting it again changes nothing', async () => {

@@ -2,6 +2,7 @@
 // sign-ins, consents and tokens at this site.
 import { z } from 'zod';
 import { countAudit, pageAudit } from '../../audit/audit-log.js';
+import { SITE_NAME_MAX_LENGTH } from '../../sites/site.js';
 import { instant, iso, pagedOutput, pageInput, pageRequest, paged } from '../lists.js';
 import { readSettings, writeSettings } from '../../school/settings.repository.js';
 import { defineOperation, type Operation, type OperationContext, OperationError, READ_ONLY } from '../operation.js';
@@ -63,7 +64,7 @@ export const updateSchool = defineOperation({
   rest: { method: 'PATCH', path: '/school', resource: () => getSchool },
   tool: false,
   input: z.object({
-    name: z.string().trim().min(1).max(200).optional(),
+    name: z.string().trim().min(1).max(SITE_NAME_MAX_LENGTH).optional(),
     locale: z.string().max(35).refine(validLocale, 'a BCP 47 language tag such as en-GB').optional(),
     timeZone: z.string().max(64).refine(validTimeZone, 'an IANA time zone such as Europe/Berlin').optional(),
     currency: z

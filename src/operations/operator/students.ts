@@ -3,6 +3,7 @@
 // and revoked (progress kept).
 import { z } from 'zod';
 import { courseExists } from '../../school/course-lifecycle.repository.js';
+import { PERSON_NAME_MAX_LENGTH } from '../../people/people.repository.js';
 import {
   type Access,
   countEnrollments,
@@ -181,7 +182,7 @@ export const addStudentOperation = defineOperation({
   scopes: ['students:write'],
   rest: { method: 'POST', path: '/students', status: 201 },
   tool: false,
-  input: z.object({ email: z.email().max(320), name: z.string().trim().min(1).max(200) }),
+  input: z.object({ email: z.email().max(320), name: z.string().trim().min(1).max(PERSON_NAME_MAX_LENGTH) }),
   output: profileOutput,
   annotations: WRITE,
   userContent: ['student.name', 'student.note'],
