@@ -51,8 +51,10 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
   const migrator = new Migrator({ db: store.db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    const cause = error instanceof Error ? error.message : String(error);
+    // No migration ran: the database was not reached, or its migration lock could not be taken.
+    throw new Error(failed ? `migration ${failed} failed: ${cause}` : `the database schema cannot be brought up to date: ${cause}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
