@@ -9,6 +9,7 @@ import { registerCors } from './http/cors.js';
 import { REQUEST_ID_HEADER, requestIdGenerator } from './http/request-id.js';
 import { logSerializers } from './observability/log-redaction.js';
 import { handleError } from './http/error-handler.js';
+import { registerNotFound } from './http/not-found.js';
 import { ADMIN_API_BASE, registerAdminApiRoutes } from './http/routes/admin-api.js';
 import { registerAuthorizeRoutes } from './http/routes/authorize.js';
 import { registerAvatarRoutes } from './http/routes/avatars.js';
@@ -89,9 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   await registerCors(app);
-  app.setNotFoundHandler((_request, reply) =>
-    reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: 'no such endpoint' }),
-  );
+  registerNotFound(app);
 
   registerHealthRoutes(app, services);
   registerMetricsRoute(app, services);

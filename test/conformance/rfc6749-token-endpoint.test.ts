@@ -1,6 +1,7 @@
 // RFC 6749 3.2, 4.1.3, 5.1, 5.2 with RFC 7636 (PKCE) and RFC 8707 (resource), SPEC 4.2 and 7,
 // CONTRACT 5: the token endpoint's authorization_code grant, client authentication and error shapes,
 // over real HTTP against the demo.
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -298,6 +299,42 @@ for (const dialect of DIALECTS) {
           pad: 'x'.repeat(70 * 1024),
         });
         expectOAuthError(res, 413, 'invalid_request');
+      });
+    });
+
+    describe('methods (RFC 6749 3.2: POST only; RFC 9110 15.5.6)', () => {
+      it('answers another method at the token, revocation and introspection endpoints with 405, Allow: POST and an invalid_request error', async () => {
+        for (const path of ['/api/oauth/token', '/api/oauth/revoke', '/api/oauth/introspect']) {
+          for (const method of ['GET', 'PUT', 'DELETE']) {
+            const res = await fetch(`${server.academy}${path}`, { method });
+            const answer = { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+            expectOAuthError(answer, 405, 'invalid_request');
+            expect(res.headers.get('allow'), `${method} ${path}`).toBe('POST');
+          }
+        }
+        // A path served for GET lists what it is served for.
+        const post = await fetch(`${server.academy}/.well-known/openid-configuration`, { method: 'POST' });
+        expect(post.status).toBe(405);
+        expect(post.headers.get('allow')).toBe('GET, HEAD');
+      });
+
+      it('still answers 404 where nothing is served under any method, and to a host that is no site', async () => {
+        const missing = await fetch(`${server.academy}/api/oauth/nothing-here`, { method: 'PUT' });
+        expect([missing.status, ((await missing.json()) as { error: string }).error]).toEqual([404, 'not_found']);
+        // Fetch cannot set Host: node:http names a host that is no site, on the server's own address.
+        const url = new URL(tokenUrl);
+        const unknownHost = await new Promise<{ status: number; allow: string | undefined }>((resolve, reject) => {
+          const req = request(
+            { host: '127.0.0.1', port: url.port, method: 'GET', path: url.pathname, headers: { host: `nowhere.example:${url.port}` } },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow }));
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+        expect(unknownHost).toEqual({ status: 404, allow: undefined });
       });
     });
 

@@ -23,6 +23,7 @@ import { type BearerToken, requireScopes } from '../../oauth/bearer.js';
 import type { Services } from '../../services.js';
 import { type Variant, variantCapabilities } from '../../sites/site.js';
 import { guardBearer, sendInsufficientScope } from '../bearer-guard.js';
+import { answerAsUnknownPath } from '../not-found.js';
 
 /** Largest request body the member API reads: a query document with its variables needs far less. */
 export const MEMBER_GRAPHQL_BODY_LIMIT = 64 * 1024;
@@ -176,7 +177,7 @@ async function registerVariantEndpoint(scope: FastifyInstance, services: Service
   // The other variant's path does not exist at this site: the same 404 as any unknown path.
   const onlyThisVariant = async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.site.variant !== variant) {
-      reply.callNotFound();
+      answerAsUnknownPath(request, reply);
       return reply;
     }
   };

@@ -1,0 +1,36 @@
+// What the service answers where no route serves a request: 404, or 405 with Allow when the path is served
+// under other methods (GET on the token endpoint, say: the endpoint is there, only the method is wrong;
+// RFC 9110 15.5.6). A route that exists for some sites only (the other variant's GraphQL path) answers as
+// if it did not exist at all, through `answerAsUnknownPath`.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+const ROUTED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Requests a route handed to the not-found handler to be answered as an unknown path. */
+const unknownHere = new WeakSet<FastifyRequest>();
+
+/** Answers this request exactly as a path no route serves (404, never 405). */
+export function answerAsUnknownPath(request: FastifyRequest, reply: FastifyReply): void {
+  unknownHere.add(request);
+  reply.callNotFound();
+}
+
+/** The methods routes are registered for at this exact path (routes with parameters are not matched). */
+function allowedMethods(app: FastifyInstance, url: string): string[] {
+  const path = url.split('?', 1)[0] ?? url;
+  return ROUTED_METHODS.filter((method) => app.hasRoute({ method, url: path }));
+}
+
+export function registerNotFound(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    // Preflights keep their 404, so a path without CORS says nothing to a browser.
+    const allowed = request.method === 'OPTIONS' || unknownHere.has(request) ? [] : allowedMethods(app, request.url);
+    if (allowed.length > 0)
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .header('cache-control', 'no-store')
+        .send({ error: 'invalid_request', error_description: `${request.method} is not allowed here; use ${allowed.join(' or ')}` });
+    return reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: 'no such endpoint' });
+  });
+}
