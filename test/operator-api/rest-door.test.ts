@@ -137,5 +137,16 @@ for (const dialect of DIALECTS) {
       expectProblem(await call(server.academy, 'POST', '/courses', operator, { title: 'x'.repeat(70 * 1024) }), 413, 'payload_too_large');
       expectProblem(await call(server.academy, 'GET', '/no-such-family', operator), 404, 'not_found');
     });
+
+    it('answers a method a path does not take with 405 and Allow naming the ones it does (RFC 9110 15.5.6)', async () => {
+      const listed = await call(server.academy, 'DELETE', '/courses', operator);
+      expectProblem(listed, 405, 'method_not_allowed');
+      expect(listed.headers.get('allow')).toBe('GET, HEAD, POST');
+      const one = await call(server.academy, 'PUT', '/courses/crs_anything', operator);
+      expectProblem(one, 405, 'method_not_allowed');
+      expect(one.headers.get('allow')).toBe('GET, HEAD, PATCH');
+      // A path no operation has, under any method, stays 404.
+      expectProblem(await call(server.academy, 'DELETE', '/courses/crs_anything/nothing', operator), 404, 'not_found');
+    });
   });
 }

@@ -275,11 +275,35 @@ function send(reply: FastifyReply, route: RestRoute, outcome: Outcome): FastifyR
   return reply.type('application/json; charset=utf-8').send(outcome.body);
 }
 
+/** The methods the REST operations take at this request URL (their `{param}` segments match any one segment). */
+function restMethodsAt(url: string): string[] {
+  const path = (url.split('?', 1)[0] ?? '').slice(ADMIN_API_BASE.length);
+  const segments = path.split('/');
+  const methods = new Set<string>();
+  for (const operation of REST_OPERATIONS) {
+    const route = operation.rest;
+    if (!route) continue;
+    const pattern = route.path.split('/');
+    const fits =
+      pattern.length === segments.length &&
+      pattern.every((part, i) => (/^\{\w+\}$/.test(part) ? (segments[i] ?? '') !== '' : part === segments[i]));
+    if (fits) methods.add(route.method);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => methods.has(method));
+}
+
 /** Registers every REST operation; call inside a plugin with prefix ADMIN_API_BASE. */
 export function registerAdminApiRoutes(admin: FastifyInstance, services: Services): void {
-  admin.setNotFoundHandler((_request, reply) =>
-    sendProblem(reply, { code: 'not_found', status: 404, detail: 'No operator API operation has this method and path.' }),
-  );
+  admin.setNotFoundHandler((request, reply) => {
+    // A path some operation serves under another method: 405 with Allow (RFC 9110 15.5.6), not "no such path".
+    const allowed = request.method === 'OPTIONS' ? [] : restMethodsAt(request.url);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(reply, { code: 'method_not_allowed', status: 405, detail: `This path takes ${allowed.join(', ')}.` });
+    }
+    return sendProblem(reply, { code: 'not_found', status: 404, detail: 'No operator API operation has this method and path.' });
+  });
   const register = (scope: FastifyInstance, operation: Operation) => {
     const route = operation.rest as RestRoute;
     scope.route({
