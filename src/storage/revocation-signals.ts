@@ -40,6 +40,8 @@ export interface RevocationSignals {
  * that copy is back, the others have been sent too.
  */
 export const ECHO_WAIT_MS = 100;
+/** How long a publish may wait for Redis to take it; the revoking request answers either way. */
+const PUBLISH_TIMEOUT_MS = 1_000;
 /** How long a node still knows its own signal once it stopped waiting: a late copy is then not told again. */
 const ECHO_KNOWN_MS = 60_000;
 
@@ -89,7 +91,10 @@ function sqliteSignals(externalWriteVersion: () => number): RevocationSignals {
 function redisSignals(redisUrl: string, channel: string): RevocationSignals {
   const bus = localBus();
   const options = { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false } as const;
-  const publisher = new Redis(redisUrl, options);
+  // A command sent just as the link dies waits in ioredis for the next successful reconnect (its queue of
+  // unanswered commands is kept to be sent again, and not failed): with Redis gone for good, a revocation
+  // would wait with it. Its publish gives up after PUBLISH_TIMEOUT_MS instead, as the counters' commands do.
+  const publisher = new Redis(redisUrl, { ...options, commandTimeout: PUBLISH_TIMEOUT_MS });
   // The subscription is made again on every 'ready' below, with its failure handled. ioredis's own
   // resubscription after a reconnect sends SUBSCRIBE with no rejection handler (ioredis 5.11 and 6.0;
   // redis/ioredis#2187): a link that drops again, or a node stopping, while it is pending made it an

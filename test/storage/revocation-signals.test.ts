@@ -17,26 +17,31 @@ import { REDIS_URL, redisAvailable } from '../helpers/redis.js';
 const available = await redisAvailable();
 
 /**
- * A proxy in front of Redis that counts the SUBSCRIBE commands sent on each connection, can cut every
- * connection (Redis going away; its clients reconnect), and, with `holdAfterSubscribe`, stops passing
- * Redis's replies on a connection once it has sent SUBSCRIBE (the subscription stays pending).
+ * A proxy in front of Redis that counts the SUBSCRIBE and PUBLISH commands sent on each connection, can cut
+ * every connection (Redis going away; its clients reconnect) and refuse new ones (gone for good), and, with
+ * `holdAfter`, stops passing Redis's replies on a connection once it has sent that command (it stays pending).
  */
 async function subscribeWatchingProxy() {
   const target = new URL(REDIS_URL);
-  const connections: Array<{ subscribes: number }> = [];
+  const connections: Array<{ subscribes: number; publishes: number }> = [];
   const sockets = new Set<Socket>();
   const proxy = {
     port: 0,
     connections,
-    holdAfterSubscribe: false,
+    holdAfter: null as 'subscribe' | 'publish' | null,
+    refuse: false,
     cutAll: () => {
       for (const socket of sockets) socket.destroy();
     },
     close: async () => {},
   };
   const server = createServer((client) => {
+    if (proxy.refuse) {
+      client.destroy();
+      return;
+    }
     const upstream = createConnection({ host: target.hostname, port: Number(target.port || 6379) });
-    const connection = { subscribes: 0 };
+    const connection = { subscribes: 0, publishes: 0 };
     connections.push(connection);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -49,10 +54,13 @@ async function subscribeWatchingProxy() {
     }
     client.on('data', (chunk: Buffer) => {
       connection.subscribes += chunk.toString('latin1').match(/\r\nsubscribe\r\n/gi)?.length ?? 0;
+      connection.publishes += chunk.toString('latin1').match(/\r\npublish\r\n/gi)?.length ?? 0;
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
-      if (!(proxy.holdAfterSubscribe && connection.subscribes > 0)) client.write(chunk);
+      const held =
+        (proxy.holdAfter === 'subscribe' && connection.subscribes > 0) || (proxy.holdAfter === 'publish' && connection.publishes > 0);
+      if (!held) client.write(chunk);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -149,7 +157,7 @@ describe.skipIf(!available)('revocation signals over Redis', () => {
       expect(proxy.connections.slice(seen).reduce((n, c) => n + c.subscribes, 0)).toBe(1);
 
       // Again, with Redis's answer to the SUBSCRIBE held back: the node stops while it is pending.
-      proxy.holdAfterSubscribe = true;
+      proxy.holdAfter = 'subscribe';
       seen = proxy.connections.length;
       proxy.cutAll();
       await until(() => proxy.connections.slice(seen).some((c) => c.subscribes > 0), 'the node subscribed again');
@@ -160,6 +168,28 @@ describe.skipIf(!available)('revocation signals over Redis', () => {
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
+      await proxy.close();
+    }
+  });
+
+  it('a publish under way when the link to Redis dies for good gives up: the revoking request is not held until Redis returns', async () => {
+    const proxy = await subscribeWatchingProxy();
+    try {
+      const signals = node(`redis://127.0.0.1:${proxy.port}`);
+      await subscribed(signals);
+      proxy.holdAfter = 'publish';
+      const publishing = signals.publish({ kind: 'grant', grantId: 'in-flight' });
+      await until(() => proxy.connections.some((c) => c.publishes > 0), 'the PUBLISH was sent');
+      proxy.refuse = true;
+      proxy.cutAll();
+      // ioredis keeps a command sent on a link that died to send again after the next successful reconnect,
+      // and never fails it meanwhile; the publish's own timeout (1 s) ends the wait.
+      const outcome = await Promise.race([
+        publishing.then(() => 'answered'),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5_000)),
+      ]);
+      expect(outcome).toBe('answered');
+    } finally {
       await proxy.close();
     }
   });
