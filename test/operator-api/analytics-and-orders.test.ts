@@ -29,6 +29,11 @@ interface Series {
 
 const DAY = 86_400_000;
 const berlinDay = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(ms);
+/**
+ * The school's calendar day `days` days before today, counted in days of the calendar: `berlinDay(now - 89
+ * * DAY)` is 88 days back in the last hour before midnight when the span crosses a change of summer time.
+ */
+const berlinDaysAgo = (days: number) => new Date(Date.parse(`${berlinDay(Date.now())}T00:00:00Z`) - days * DAY).toISOString().slice(0, 10);
 
 for (const dialect of DIALECTS) {
   describe.skipIf(skipDialect(dialect))(`operator API: analytics and orders (${dialect})`, () => {
@@ -73,7 +78,7 @@ for (const dialect of DIALECTS) {
 
     it('gives the overview of a year from the real records, against the previous year, in the school’s time zone', async () => {
       const to = berlinDay(Date.now());
-      const from = berlinDay(Date.now() - 364 * DAY);
+      const from = berlinDaysAgo(364);
       const answer = await get(`/analytics/overview?from=${from}&to=${to}`);
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ from, to, timeZone: 'Europe/Berlin', currency: 'EUR' });
@@ -83,7 +88,7 @@ for (const dialect of DIALECTS) {
       expect(current.revenueCents).toBeGreaterThan(0);
       expect(current.activeLearners).toBeGreaterThan(20);
       const previous = answer.body.previous as Figures & { from: string; to: string };
-      expect(previous.to).toBe(berlinDay(Date.now() - 365 * DAY));
+      expect(previous.to).toBe(berlinDaysAgo(365));
       // The demo's history starts a year ago: the year before has (almost) nothing, so changes are null or large.
       expect(previous.orders).toBeLessThan(current.orders);
       const last30 = await get('/analytics/overview');
@@ -112,8 +117,8 @@ for (const dialect of DIALECTS) {
         [364, 365],
         [33, 1],
       ] as const) {
-        const from = berlinDay(Date.now() - back * DAY);
-        const to = berlinDay(Date.now() - (back - length + 1) * DAY);
+        const from = berlinDaysAgo(back);
+        const to = berlinDaysAgo(back - length + 1);
         const exact = new Set(events.filter((e) => e.day >= from && e.day <= to).map((e) => e.person)).size;
         const answer = (await get(`/analytics/overview?from=${from}&to=${to}`)).body.current as Figures;
         expect(answer.activeLearners, `${from}..${to}`).toBe(exact);
@@ -122,13 +127,13 @@ for (const dialect of DIALECTS) {
 
     it('counts from the stored bitmaps, not a stale copy: activity rewritten after a read is read again (digest check)', async () => {
       const to = berlinDay(Date.now());
-      const from = berlinDay(Date.now() - 364 * DAY);
+      const from = berlinDaysAgo(364);
       const year = `/analytics/overview?from=${from}&to=${to}`;
       const before = ((await get(year)).body.current as Figures).activeLearners;
       expect(((await get(year)).body.current as Figures).activeLearners).toBe(before);
       // Another writer (a rebuild, another node) replaces the bitmaps this process has read.
       const people = ['per_a', 'per_b', 'per_c'];
-      await writeActivity(server.store.db, academyId, new Map([[berlinDay(Date.now() - 100 * DAY), new Set(people)]]));
+      await writeActivity(server.store.db, academyId, new Map([[berlinDaysAgo(100), new Set(people)]]));
       expect(((await get(year)).body.current as Figures).activeLearners).toBe(3);
       await rebuildRollups(server.store.db, academyId);
       expect(((await get(year)).body.current as Figures).activeLearners).toBe(before);
@@ -136,7 +141,7 @@ for (const dialect of DIALECTS) {
 
     it('gives a time series by day, week and month with every bucket present, adding up to the overview; by product and by course', async () => {
       const to = berlinDay(Date.now());
-      const from = berlinDay(Date.now() - 89 * DAY);
+      const from = berlinDaysAgo(89);
       const total = ((await get(`/analytics/overview?from=${from}&to=${to}`)).body.current as Figures).revenueCents;
       for (const interval of ['day', 'week', 'month']) {
         const answer = await get(`/analytics/timeseries?metric=revenue&from=${from}&to=${to}&interval=${interval}`);
@@ -246,10 +251,10 @@ for (const dialect of DIALECTS) {
         .executeTakeFirstOrThrow();
       const byProduct = await get(`/orders?productId=${course.product_id}&limit=100`);
       expect(byProduct.body.total).toBeGreaterThan(0);
-      const recent = await get(`/orders?from=${berlinDay(Date.now() - 7 * DAY)}&limit=100`);
+      const recent = await get(`/orders?from=${berlinDaysAgo(7)}&limit=100`);
       expect(recent.body.total).toBeLessThan(total);
 
-      const from = berlinDay(Date.now() - 364 * DAY);
+      const from = berlinDaysAgo(364);
       const summary = await get(`/orders/summary?from=${from}&to=${new Date(Date.now() + DAY).toISOString()}`);
       expect(summary.status).toBe(200);
       expect(summary.body.orders).toBe(total);
