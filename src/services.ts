@@ -13,7 +13,7 @@ import { type BearerChecker, createBearerChecker } from './oauth/bearer.js';
 import { createStandingCheck, type StandingCheck } from './oauth/standing.js';
 import type { TokenContext } from './oauth/token/token-context.js';
 import { AccessTokenCache } from './oauth/tokens/access-token-cache.js';
-import { PublicCatalogueCache } from './school/public-catalogue-cache.js';
+import { CATALOGUE_ENTRIES, LEARNING_ENTRIES, SchoolReadCache } from './school/school-read-cache.js';
 import { redisNames } from './storage/redis-names.js';
 import { createRevocationSignals, type RevocationSignals } from './storage/revocation-signals.js';
 import { FreshRefreshTokens } from './oauth/tokens/fresh-refresh-tokens.js';
@@ -51,7 +51,9 @@ export interface Services {
   /** People with their roles per site, cached coherently. */
   people: PersonLookup;
   /** What the public tools read of the catalogue, cached coherently. */
-  catalogue: PublicCatalogueCache;
+  catalogue: SchoolReadCache;
+  /** Members' pages of their own enrolments (member API and tools), cached coherently. */
+  learning: SchoolReadCache;
   /** Tokens of the MCP two-step confirmation. */
   confirmations: ConfirmationTokens;
   /** Purges what has expired; `serve` schedules it. */
@@ -126,12 +128,14 @@ export function createServices(deps: AppDeps): Services {
     : null;
   redis?.on('error', () => {});
   const metrics = new Metrics();
-  const catalogue = new PublicCatalogueCache(signals, clock);
+  const catalogue = new SchoolReadCache(signals, clock, CATALOGUE_ENTRIES);
+  const learning = new SchoolReadCache(signals, clock, LEARNING_ENTRIES);
   metrics.watchCaches({
     access_tokens: accessTokens.stats,
     people: peopleCache.stats,
     member_apps: appCache.stats,
     public_catalogue: catalogue.stats,
+    member_learning: learning.stats,
   });
   const rotations = new GroupCommit(deps.store);
   metrics.watchGroupCommit(rotations.stats);
@@ -175,6 +179,7 @@ export function createServices(deps: AppDeps): Services {
     signals,
     people,
     catalogue,
+    learning,
     redis,
     throttle,
     metrics,

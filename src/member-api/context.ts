@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { completedLectureCounts, type LectureSummary, lectureCountsByCourse, lecturesByIds } from '../school/enrollments.repository.js';
 import { findMemberProfile, findSiteOrigin, type MemberProfile } from '../school/member-profile.repository.js';
 import type { MemberScope } from '../school/scope.js';
+import type { SchoolReadCache } from '../school/school-read-cache.js';
 import type { Database } from '../storage/schema.js';
 
 export interface MemberLoaders {
@@ -29,6 +30,8 @@ export interface MemberContext {
   /** The request's instant (epoch ms): what "expired" is measured against. */
   now: number;
   loaders: MemberLoaders;
+  /** Where the member's pages of enrolments are kept between requests (school/school-read-cache.ts). */
+  learning?: SchoolReadCache;
 }
 
 function once<T>(load: () => Promise<T>): () => Promise<T> {
@@ -51,6 +54,7 @@ export function createMemberContext(
   scopes: readonly string[],
   now: number,
   profileOf?: () => Promise<MemberProfile | null>,
+  learning?: SchoolReadCache,
 ): MemberContext {
   const scope: MemberScope = { db, siteId, personId };
   const loaders: MemberLoaders = {
@@ -69,5 +73,5 @@ export function createMemberContext(
       return ids.map((id) => lectures.get(id) ?? null);
     }),
   };
-  return { db, siteId, personId, scopes, now, loaders };
+  return { db, siteId, personId, scopes, now, loaders, learning };
 }

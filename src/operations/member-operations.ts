@@ -32,7 +32,7 @@ function memberScope(ctx: OperationContext): MemberScope {
   if (ctx.personId === null) {
     throw new OperationError('unauthenticated', 'This tool reads your own account: connect with an access token that holds account:read.');
   }
-  return { db: ctx.db, siteId: ctx.site.id, personId: ctx.personId };
+  return { db: ctx.db, siteId: ctx.site.id, personId: ctx.personId, learning: ctx.learning };
 }
 
 /** A stored link may be a path on the school's site; callers get an absolute URL, as from the member API. */

@@ -8,7 +8,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import type { Clock } from '../kernel/clock.js';
 import { PageRequestError } from '../school/paging.js';
 import type { Site } from '../sites/site.js';
-import type { PublicCatalogueCache } from '../school/public-catalogue-cache.js';
+import type { SchoolReadCache } from '../school/school-read-cache.js';
 import type { Database } from '../storage/schema.js';
 
 /** Who an operation is for (SPEC 5.2): anyone, a signed-in member (own data), or a site operator. */
@@ -35,7 +35,9 @@ export interface OperationContext {
   /** Where uploaded files are kept (the storage family). */
   assets?: AssetStore;
   /** Public reads of the catalogue, kept between calls; told of every operator write. */
-  catalogue?: PublicCatalogueCache;
+  catalogue?: SchoolReadCache;
+  /** Members' pages of their own enrolments, kept between calls; forgotten with the catalogue's entries. */
+  learning?: SchoolReadCache;
 }
 
 /** MCP tool annotations (MCP 2025-06-18 "Tool annotations"); every operation stays inside this school. */

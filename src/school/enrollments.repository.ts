@@ -125,12 +125,24 @@ const laterPageParams = (base: { siteId: string; personId: string; limit: number
   afterId: after.id,
 });
 
+/**
+ * A read of the member's own enrolments through the scope's cache where it has one. `key` names the read
+ * and its page; the rows are kept as read, and what depends on the time (the access state) is worked out
+ * from them at every answer, so a kept page never shows access that has ended since.
+ */
+function memberRead<T>(scope: MemberScope, key: string, load: () => Promise<T>): Promise<T> {
+  return scope.learning ? scope.learning.read(scope.siteId, `${scope.personId}\u0000${key}`, load) : load();
+}
+
+const pageKeyText = (read: string, size: number, after: PageKey | null) =>
+  after ? `${read}\u0000${size}\u0000${after.sort}\u0000${after.id}` : `${read}\u0000${size}`;
+
 export async function listEnrollments(scope: MemberScope, request: PageRequest, now: number): Promise<Page<EnrollmentRecord>> {
   const { size, after } = pageQuery(LIST, request);
   const base = { siteId: scope.siteId, personId: scope.personId, limit: size + 1 };
-  const rows = after
-    ? await laterEnrollmentPage.rows(scope.db, laterPageParams(base, after))
-    : await firstEnrollmentPage.rows(scope.db, base);
+  const rows = await memberRead(scope, pageKeyText('enrollments', size, after), () =>
+    after ? laterEnrollmentPage.rows(scope.db, laterPageParams(base, after)) : firstEnrollmentPage.rows(scope.db, base),
+  );
   return toPage(
     LIST,
     rows.map((row) => enrollmentRecord(row, now)),
@@ -233,11 +245,13 @@ export async function listEnrollmentsWithProgress(
 ): Promise<{ page: Page<EnrollmentProgressRecord>; total: number }> {
   const { size, after } = pageQuery(LIST, request);
   const base = { siteId: scope.siteId, personId: scope.personId, limit: size + 1 };
-  const { rows, total } = await rowsWithTotal(after, {
-    first: () => firstProgressPageWithTotal.rows(scope.db, base),
-    later: (from) => laterProgressPage.rows(scope.db, laterPageParams(base, from)),
-    count: () => countEnrollments(scope),
-  });
+  const { rows, total } = await memberRead(scope, pageKeyText('progress', size, after), () =>
+    rowsWithTotal(after, {
+      first: () => firstProgressPageWithTotal.rows(scope.db, base),
+      later: (from) => laterProgressPage.rows(scope.db, laterPageParams(base, from)),
+      count: () => countEnrollments(scope),
+    }),
+  );
   const page = toPage(
     LIST,
     rows.map((row) => progressRecord(row, now)),

@@ -13,7 +13,7 @@ import type { Store } from './connect.js';
 import { type RedisNames, redisNames } from './redis-names.js';
 
 /**
- * `catalogue`: an operator changed something of a site's school (school/public-catalogue-cache.ts). Nodes
+ * `catalogue`: an operator changed something of a site's school (school/school-read-cache.ts). Nodes
  * ignore kinds they do not know (a node older than this kind reads it as the revocation of no token, just
  * as harmless), so a rolling upgrade may send new kinds.
  */

@@ -198,6 +198,7 @@ async function runOperation(services: Services, operation: Operation, request: F
     flushPeople: () => services.signals.publish({ kind: 'flush' }),
     assets: services.assets,
     catalogue: services.catalogue,
+    learning: services.learning,
   };
 
   const keyHeader = request.headers['idempotency-key'];

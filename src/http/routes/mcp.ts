@@ -187,6 +187,7 @@ async function handlePost(
     flushPeople: () => services.signals.publish({ kind: 'flush' }),
     assets: services.assets,
     catalogue: services.catalogue,
+    learning: services.learning,
   };
   const logFault = (err: unknown, tool: string) => request.log.error({ err, tool }, 'mcp tool fault');
   const call: ToolCallContext = { ctx, logFault };

@@ -231,10 +231,18 @@ async function registerVariantEndpoint(scope: FastifyInstance, services: Service
       services.usage.record(token, preparation.prepared.uses, preparation.prepared.writes);
       const siteId = request.site.id;
       const personId = token.personId;
-      const context = createMemberContext(services.db, siteId, personId, token.scopes, services.clock.now(), async () => {
-        const person = await services.people(siteId, personId);
-        return person ? { id: person.id, name: person.name, email: person.email, pictureUrl: person.pictureUrl } : null;
-      });
+      const context = createMemberContext(
+        services.db,
+        siteId,
+        personId,
+        token.scopes,
+        services.clock.now(),
+        async () => {
+          const person = await services.people(siteId, personId);
+          return person ? { id: person.id, name: person.name, email: person.email, pictureUrl: person.pictureUrl } : null;
+        },
+        services.learning,
+      );
       let result: ExecutionResult;
       try {
         // The query text, not the document: Mercurius finds it in its cache, where a document would be deep-copied.

@@ -1,4 +1,4 @@
-// school/public-catalogue-cache.ts: the public tools' catalogue reads (search_courses, get_course) are kept
+// school/school-read-cache.ts: the public tools' catalogue reads (search_courses, get_course) are kept
 // between calls, yet an operator's change shows at the very next call, on the node that wrote it and, over
 // Redis, on every other node; while no node can hear another (PostgreSQL without Redis) nothing is kept.
 // Over real HTTP: the operator API with a token from the real flow, /mcp as a stateless client calls it.
@@ -7,7 +7,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { TTL_MS } from '../../src/school/public-catalogue-cache.js';
+import { TTL_MS } from '../../src/school/school-read-cache.js';
 import { openStore, type Store } from '../../src/storage/connect.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { skipDialect, type TestDialect } from '../helpers/dialects.js';
