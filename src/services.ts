@@ -17,6 +17,7 @@ import { CATALOGUE_ENTRIES, LEARNING_ENTRIES, SchoolReadCache } from './school/s
 import { redisNames } from './storage/redis-names.js';
 import { createRevocationSignals, type RevocationSignals } from './storage/revocation-signals.js';
 import { FreshRefreshTokens } from './oauth/tokens/fresh-refresh-tokens.js';
+import { PostgresRotations } from './oauth/tokens/postgres-rotations.js';
 import { CoherentCache } from './storage/coherent-cache.js';
 import { GroupCommit } from './storage/group-commit.js';
 import { findPersonWithRoles, type PersonLookup, type PersonWithRoles } from './people/people.repository.js';
@@ -138,7 +139,8 @@ export function createServices(deps: AppDeps): Services {
     member_learning: learning.stats,
   });
   const rotations = new GroupCommit(deps.store);
-  metrics.watchGroupCommit(rotations.stats);
+  const postgresRotations = deps.store.dialect === 'postgres' ? new PostgresRotations(db) : undefined;
+  metrics.watchGroupCommit(postgresRotations?.stats ?? rotations.stats);
   if (deps.store.poolStats) metrics.watchPool(deps.store.poolStats);
   if (deps.store.checkpoints) metrics.watchCheckpoints(deps.store.checkpoints);
   const localCounters = new MemoryCounterStore(() => clock.now());
@@ -170,6 +172,7 @@ export function createServices(deps: AppDeps): Services {
       limits,
       observer: metrics,
       rotations,
+      postgresRotations,
       freshRefreshTokens: new FreshRefreshTokens(),
     },
     csrfKeys: secretKeys(config, 'csrf'),

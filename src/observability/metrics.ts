@@ -108,7 +108,7 @@ export class Metrics implements TokenObserver {
   watchGroupCommit(stats: { readonly transactions: number; readonly units: number; readonly reruns: number }): void {
     new Counter({
       name: 'schoolgate_group_commit_total',
-      help: 'Refresh rotations committed in groups (SQLite), by what is counted: units (rotations), transactions, or reruns (batches run again unit by unit after a unit threw)',
+      help: 'Refresh rotations committed in groups (one transaction on SQLite, one statement on PostgreSQL), by what is counted: units (rotations), transactions, or reruns (batches run again unit by unit after a unit threw or the statement failed)',
       labelNames: ['counted'] as const,
       registers: [this.registry],
       collect() {

@@ -1,16 +1,20 @@
 // Issue 12, "On PostgreSQL: one round trip per rotation": the refresh rotation as one statement
 // (tokens.repository.ts, rotateOnPostgres) keeps the rule of the SQLite unit: it rotates a live token
 // once, writing the new pair and the audit event; a second try of the same token writes nothing; a
-// revoked grant writes nothing, not even the mark on the used token.
+// revoked grant writes nothing, not even the mark on the used token. Rotations that arrive together share
+// one statement (rotateManyOnPostgres, tokens/postgres-rotations.ts), each with the same rule on its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/hashing.js';
 import {
   type IssueInput,
   issuedRefreshRow,
   mintTokenPair,
+  type PostgresRotation,
+  rotateManyOnPostgres,
   rotateOnPostgres,
   writeTokenPair,
 } from '../../src/oauth/tokens/tokens.repository.js';
+import { PostgresRotations } from '../../src/oauth/tokens/postgres-rotations.js';
 import { skipDialect } from '../helpers/dialects.js';
 import { openSchoolStore, type SchoolStore } from '../helpers/school-fixtures.js';
 
@@ -139,5 +143,81 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
     expect(await rotateOnPostgres(store.db, issue('grant_row'), next, used, { kind: 'token.refreshed', detail: {} })).toBe('rotated');
     const stored = (await rowsOf('grant_row')).refresh.find((r) => r.token_hash === next.refreshHash);
     expect(stored).toEqual(issuedRefreshRow(issue('grant_row'), next, 2_000_000));
+  });
+
+  const rotation = (grantId: string, refreshToken: string, now: number): PostgresRotation => ({
+    input: issue(grantId),
+    values: mintTokenPair(),
+    used: { tokenHash: hashToken(refreshToken), now, replay: null },
+    audit: { kind: 'token.refreshed', detail: { grant: grantId } },
+  });
+
+  it('rotates many tokens in one statement, each with its own outcome: a revoked grant and a used token beside live ones', async () => {
+    const live = await Promise.all(['grant_many_a', 'grant_many_b', 'grant_many_c'].map((g) => family(g)));
+    const revoked = await family('grant_many_revoked');
+    await store.db.updateTable('grants').set({ revoked_at: 5 }).where('id', '=', 'grant_many_revoked').execute();
+    const used = await family('grant_many_used');
+    expect(
+      await rotateOnPostgres(
+        store.db,
+        issue('grant_many_used'),
+        mintTokenPair(),
+        rotation('grant_many_used', used.refreshToken, 3_000_000).used,
+        { kind: 'token.refreshed', detail: {} },
+      ),
+    ).toBe('rotated');
+
+    const batch = [
+      rotation('grant_many_a', live[0]?.refreshToken ?? '', 4_000_000),
+      rotation('grant_many_revoked', revoked.refreshToken, 4_000_000),
+      rotation('grant_many_b', live[1]?.refreshToken ?? '', 4_000_000),
+      rotation('grant_many_used', used.refreshToken, 4_000_000),
+      rotation('grant_many_c', live[2]?.refreshToken ?? '', 4_000_000),
+    ];
+    expect(await rotateManyOnPostgres(store.db, batch)).toEqual(['rotated', 'grant_revoked', 'rotated', 'lost', 'rotated']);
+    for (const [i, grantId] of ['grant_many_a', 'grant_many_b', 'grant_many_c'].entries()) {
+      const rows = await rowsOf(grantId);
+      const sent = batch[[0, 2, 4][i] ?? 0];
+      expect(rows.refresh.find((r) => r.token_hash === sent?.values.refreshHash)).toEqual(
+        issuedRefreshRow(issue(grantId), sent?.values ?? mintTokenPair(), 4_000_000),
+      );
+      expect(rows.access.map((r) => r.token_hash)).toContain(sent?.values.accessHash);
+    }
+    expect((await rowsOf('grant_many_revoked')).refresh.map((r) => r.rotated_at)).toEqual([null]);
+    expect((await rowsOf('grant_many_used')).refresh).toHaveLength(2);
+    const events = await store.db.selectFrom('audit_events').select('detail').where('at', '=', 4_000_000).execute();
+    expect(events.map((e) => JSON.parse(e.detail).grant).sort()).toEqual(['grant_many_a', 'grant_many_b', 'grant_many_c']);
+  });
+
+  it('rotates a token sent twice in one statement once: one rotates, the other has lost the race', async () => {
+    const first = await family('grant_twice');
+    const outcomes = await rotateManyOnPostgres(store.db, [
+      rotation('grant_twice', first.refreshToken, 5_000_000),
+      rotation('grant_twice', first.refreshToken, 5_000_000),
+    ]);
+    expect(outcomes.sort()).toEqual(['lost', 'rotated']);
+    const rows = await rowsOf('grant_twice');
+    expect(rows.refresh).toHaveLength(2);
+    expect(rows.access).toHaveLength(2);
+  });
+
+  it('sends rotations that arrive together as one statement, and a statement that fails as a whole one by one, so one bad rotation fails alone', async () => {
+    const rotations = new PostgresRotations(store.db);
+    const tokens = await Promise.all(Array.from({ length: 6 }, (_, i) => family(`grant_batch_${i}`)));
+    const outcomes = await Promise.all(tokens.map((t, i) => rotations.rotate(rotation(`grant_batch_${i}`, t.refreshToken, 6_000_000))));
+    expect(outcomes).toEqual(Array(6).fill('rotated'));
+    expect(rotations.stats).toEqual({ transactions: 1, units: 6, reruns: 0 });
+
+    // A new access token whose hash is already stored breaks the statement's unique index: nothing of that
+    // statement is written, and the rotations beside the bad one go through when sent again one by one.
+    const more = await Promise.all(Array.from({ length: 3 }, (_, i) => family(`grant_retry_${i}`)));
+    const sent = more.map((t, i) => rotation(`grant_retry_${i}`, t.refreshToken, 7_000_000));
+    const clash = sent[1];
+    if (clash) clash.values = { ...clash.values, accessHash: more[0]?.accessHash ?? '' };
+    const settled = await Promise.allSettled(sent.map((r) => rotations.rotate(r)));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(settled.filter((s) => s.status === 'fulfilled').map((s) => s.value)).toEqual(['rotated', 'rotated']);
+    expect(rotations.stats.reruns).toBe(1);
+    expect((await rowsOf('grant_retry_1')).refresh.map((r) => r.rotated_at)).toEqual([null]);
   });
 });

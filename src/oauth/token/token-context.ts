@@ -16,6 +16,7 @@ import type { BackChannelLimits } from './back-channel-limits.js';
 import type { TokenObserver } from '../../observability/metrics.js';
 import type { GroupCommit } from '../../storage/group-commit.js';
 import type { FreshRefreshTokens } from '../tokens/fresh-refresh-tokens.js';
+import type { PostgresRotations } from '../tokens/postgres-rotations.js';
 
 export interface TokenContext {
   db: Kysely<Database>;
@@ -32,6 +33,8 @@ export interface TokenContext {
   observer: TokenObserver;
   /** Refresh rotations, committed together on SQLite (storage/group-commit.ts). */
   rotations: GroupCommit;
+  /** Refresh rotations sent together on PostgreSQL (tokens/postgres-rotations.ts); absent on SQLite. */
+  postgresRotations: PostgresRotations | undefined;
   /** Rows of refresh tokens this process issued, until their first use (tokens/fresh-refresh-tokens.ts). */
   freshRefreshTokens: FreshRefreshTokens;
 }

@@ -1,6 +1,6 @@
 // Grants and the tokens issued under them. A grant is one authorization (one code exchange) and all
 // the access and refresh tokens that descend from it; revoking the grant ends them all at once.
-import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import { hashToken } from '../../kernel/hashing.js';
 import { newId } from '../../kernel/random.js';
@@ -206,86 +206,98 @@ export function rotationStatement(db: Db, tokenHash: string, now: number, replay
   return rotateRefreshToken.bind(db, { hash: tokenHash, now, sealed: replay?.sealed ?? null, until: replay?.until ?? null });
 }
 
-const ROTATION_PARAMS = [
-  'grantId',
-  'hash',
-  'now',
-  'sealed',
-  'until',
-  'accessHash',
-  'accessScope',
-  'accessExpiresAt',
-  'refreshHash',
-  'refreshExpiresAt',
-  'auditKind',
-  'auditDetail',
-] as const;
-
 /**
- * PostgreSQL: a whole rotation as one statement, so one round trip and one implicit transaction
- * (issue 12). The same rule as the SQLite unit in grant-types/refresh-token.ts, step for step: the grant
- * is read FOR SHARE (a concurrent revocation waits for this commit, or this statement sees the grant
- * revoked); the compare-and-swap changes the used token only while it is unrotated, unrevoked and its
- * grant live; the new pair and the audit event are written only from the row the swap changed, so a
- * lost race or a revoked grant writes nothing. Parameters are cast where the SELECT list cannot tell
- * PostgreSQL their column type.
+ * PostgreSQL: rotations as one statement, so one round trip and one implicit transaction for however many
+ * arrive together (issue 12; tokens/postgres-rotations.ts gathers them). The same rule as the SQLite unit
+ * in grant-types/refresh-token.ts, step for step, for each rotation alone: its grant is read FOR SHARE (a
+ * concurrent revocation waits for this commit, or this statement sees the grant revoked); the
+ * compare-and-swap changes the used token only while it is unrotated, unrevoked and its grant live; the
+ * new pair and the audit event are written only from the rows the swap changed, so a lost race or a
+ * revoked grant writes nothing. Two rotations of one token in one statement change its row once: one
+ * rotates, the other has lost the race. The rotations travel as one array per column (one prepared
+ * statement whatever their number); each row of the answer says, by its position, what became of one.
  */
-const rotateInOneStatement = defineQuery(ROTATION_PARAMS, (db, p) => ({
-  compile: () =>
-    sql<{ granted: number; rotated: number }>`
-      with g as (select id from grants where id = ${p.grantId} and revoked_at is null for share),
-      used as (
-        update refresh_tokens set rotated_at = ${p.now}, replay_sealed = ${p.sealed}, replay_until = ${p.until}
-        where token_hash = ${p.hash} and rotated_at is null and revoked_at is null and grant_id in (select id from g)
-        returning site_id, grant_id, client_id, person_id, scope, resource
-      ),
-      new_access as (
-        insert into access_tokens (token_hash, site_id, grant_id, client_id, person_id, scope, resource, created_at, expires_at)
-        select cast(${p.accessHash} as text), site_id, grant_id, client_id, person_id, cast(${p.accessScope} as text), resource,
-          cast(${p.now} as bigint), cast(${p.accessExpiresAt} as bigint)
-        from used
-      ),
-      new_refresh as (
-        insert into refresh_tokens (token_hash, site_id, grant_id, client_id, person_id, scope, resource, created_at, expires_at)
-        select cast(${p.refreshHash} as text), site_id, grant_id, client_id, person_id, scope, resource,
-          cast(${p.now} as bigint), cast(${p.refreshExpiresAt} as bigint)
-        from used
-      ),
-      audit as (
-        insert into audit_events (site_id, at, kind, person_id, client_id, detail)
-        select site_id, cast(${p.now} as bigint), cast(${p.auditKind} as text), person_id, client_id, cast(${p.auditDetail} as text)
-        from used
-      )
-      select (select count(*) from g) as granted, (select count(*) from used) as rotated`.compile(db),
-}));
+const ROTATE_MANY = `
+  with r as (
+    select * from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::bigint[],
+      $9::text[], $10::bigint[], $11::text[], $12::text[])
+    with ordinality as r(grant_id, hash, at_ms, sealed, until, access_hash, access_scope, access_expires_at, refresh_hash,
+      refresh_expires_at, audit_kind, audit_detail, n)
+  ),
+  g as (select id from grants where id in (select grant_id from r) and revoked_at is null for share),
+  used as (
+    update refresh_tokens t set rotated_at = r.at_ms, replay_sealed = r.sealed, replay_until = r.until
+    from r
+    where t.token_hash = r.hash and t.grant_id = r.grant_id and t.rotated_at is null and t.revoked_at is null
+      and r.grant_id in (select id from g)
+    returning r.n, t.site_id, t.grant_id, t.client_id, t.person_id, t.scope, t.resource, r.at_ms, r.access_hash, r.access_scope,
+      r.access_expires_at, r.refresh_hash, r.refresh_expires_at, r.audit_kind, r.audit_detail
+  ),
+  new_access as (
+    insert into access_tokens (token_hash, site_id, grant_id, client_id, person_id, scope, resource, created_at, expires_at)
+    select access_hash, site_id, grant_id, client_id, person_id, access_scope, resource, at_ms, access_expires_at from used
+  ),
+  new_refresh as (
+    insert into refresh_tokens (token_hash, site_id, grant_id, client_id, person_id, scope, resource, created_at, expires_at)
+    select refresh_hash, site_id, grant_id, client_id, person_id, scope, resource, at_ms, refresh_expires_at from used
+  ),
+  audit as (
+    insert into audit_events (site_id, at, kind, person_id, client_id, detail)
+    select site_id, at_ms, audit_kind, person_id, client_id, audit_detail from used
+  )
+  select r.n, exists(select 1 from g where g.id = r.grant_id) as granted, exists(select 1 from used where used.n = r.n) as rotated
+  from r`;
 
 export type RotationOutcome = 'rotated' | 'lost' | 'grant_revoked';
 
-/** A refresh rotation on PostgreSQL in one round trip (see rotateInOneStatement). */
+/** One rotation as rotateManyOnPostgres takes it. */
+export interface PostgresRotation {
+  input: IssueInput;
+  values: MintedPair;
+  used: { tokenHash: string; now: number; replay: { sealed: string; until: number } | null };
+  audit: { kind: string; detail: Record<string, unknown> };
+}
+
+/** Rotations on PostgreSQL in one round trip (see ROTATE_MANY); the outcomes in the order given. */
+export async function rotateManyOnPostgres(db: Db, rotations: readonly PostgresRotation[]): Promise<RotationOutcome[]> {
+  const columns: unknown[][] = Array.from({ length: 12 }, () => []);
+  for (const { input, values, used, audit } of rotations) {
+    const rows = pairRows(input, values, used.now);
+    const row = [
+      input.grantId,
+      used.tokenHash,
+      used.now,
+      used.replay?.sealed ?? null,
+      used.replay?.until ?? null,
+      rows.access.hash,
+      rows.access.scope,
+      rows.access.expiresAt,
+      rows.refresh.hash,
+      rows.refresh.expiresAt,
+      audit.kind,
+      JSON.stringify(audit.detail),
+    ];
+    for (const [i, value] of row.entries()) columns[i]?.push(value);
+  }
+  const result = await db.executeQuery<{ n: string | number; granted: boolean; rotated: boolean }>(CompiledQuery.raw(ROTATE_MANY, columns));
+  const outcomes: RotationOutcome[] = rotations.map(() => 'lost');
+  for (const row of result.rows) {
+    const i = Number(row.n) - 1;
+    outcomes[i] = !row.granted ? 'grant_revoked' : row.rotated ? 'rotated' : 'lost';
+  }
+  return outcomes;
+}
+
+/** A refresh rotation on PostgreSQL in one round trip, on its own (see ROTATE_MANY). */
 export async function rotateOnPostgres(
   db: Db,
   input: IssueInput,
   values: MintedPair,
-  used: { tokenHash: string; now: number; replay: { sealed: string; until: number } | null },
-  audit: { kind: string; detail: Record<string, unknown> },
+  used: PostgresRotation['used'],
+  audit: PostgresRotation['audit'],
 ): Promise<RotationOutcome> {
-  const rows = pairRows(input, values, used.now);
-  const outcome = await rotateInOneStatement.first(db, {
-    grantId: input.grantId,
-    hash: used.tokenHash,
-    now: used.now,
-    sealed: used.replay?.sealed ?? null,
-    until: used.replay?.until ?? null,
-    accessHash: rows.access.hash,
-    accessScope: rows.access.scope,
-    accessExpiresAt: rows.access.expiresAt,
-    refreshHash: rows.refresh.hash,
-    refreshExpiresAt: rows.refresh.expiresAt,
-    auditKind: audit.kind,
-    auditDetail: JSON.stringify(audit.detail),
-  });
-  if (Number(outcome?.granted ?? 0) === 0) return 'grant_revoked';
-  return Number(outcome?.rotated ?? 0) === 1 ? 'rotated' : 'lost';
+  const [outcome] = await rotateManyOnPostgres(db, [{ input, values, used, audit }]);
+  return outcome ?? 'lost';
 }
 
 /** Reads the grant's revocation time (holding the grant against revocation on PostgreSQL). */

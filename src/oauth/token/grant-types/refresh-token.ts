@@ -7,7 +7,6 @@
 import { auditStatement, recordAudit } from '../../../audit/audit-log.js';
 import { splitSpaceList } from '../../../kernel/result.js';
 import { deriveKey, seal, unseal } from '../../../kernel/sealing.js';
-import { isSqlite } from '../../../storage/dialect.js';
 import type { RefreshTokensTable } from '../../../storage/schema.js';
 import { OAuthError } from '../../errors.js';
 import { multiple, required, single } from '../../parameters.js';
@@ -20,7 +19,6 @@ import {
   grantStateStatement,
   issuedRefreshRow,
   mintTokenPair,
-  rotateOnPostgres,
   rotationStatement,
   tokenPairStatements,
 } from '../../tokens/tokens.repository.js';
@@ -113,8 +111,8 @@ export const refreshTokenGrant: GrantType = {
     };
     // The compare-and-swap, the grant check and the new pair as one unit, committed together with the
     // rotations beside it on SQLite (storage/group-commit.ts) and answered only after that commit; on
-    // PostgreSQL the same unit is one statement (tokens.repository.ts, rotateOnPostgres).
-    const won = isSqlite(ctx.db)
+    // PostgreSQL the same unit is one statement, shared with the rotations beside it (tokens/postgres-rotations.ts).
+    const won = !ctx.postgresRotations
       ? await ctx.rotations.run(function* (db) {
           if ((yield rotationStatement(db, row.token_hash, now, replay)).changes !== 1) return false;
           const grant = (yield grantStateStatement(db, row.grant_id)).rows[0] as { revoked_at: number | null } | undefined;
@@ -124,10 +122,12 @@ export const refreshTokenGrant: GrantType = {
           yield auditStatement(db, audit, now);
           return true;
         })
-      : await rotateOnPostgres(ctx.db, issue, values, { tokenHash: row.token_hash, now, replay }, audit).then((outcome) => {
-          if (outcome === 'grant_revoked') throw new OAuthError('invalid_grant', 'the grant was revoked');
-          return outcome === 'rotated';
-        });
+      : await ctx.postgresRotations
+          .rotate({ input: issue, values, used: { tokenHash: row.token_hash, now, replay }, audit })
+          .then((outcome) => {
+            if (outcome === 'grant_revoked') throw new OAuthError('invalid_grant', 'the grant was revoked');
+            return outcome === 'rotated';
+          });
     if (won) {
       ctx.freshRefreshTokens.remember(issuedRefreshRow(issue, values, now));
       return response;
