@@ -3,6 +3,8 @@
 // once, writing the new pair and the audit event; a second try of the same token writes nothing; a
 // revoked grant writes nothing, not even the mark on the used token. Rotations that arrive together share
 // one statement (rotateManyOnPostgres, tokens/postgres-rotations.ts), each with the same rule on its own.
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/hashing.js';
 import {
@@ -15,6 +17,7 @@ import {
   writeTokenPair,
 } from '../../src/oauth/tokens/tokens.repository.js';
 import { PostgresRotations } from '../../src/oauth/tokens/postgres-rotations.js';
+import type { Database } from '../../src/storage/schema.js';
 import { skipDialect } from '../helpers/dialects.js';
 import { openSchoolStore, type SchoolStore } from '../helpers/school-fixtures.js';
 
@@ -219,5 +222,23 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
     expect(settled.filter((s) => s.status === 'fulfilled').map((s) => s.value)).toEqual(['rotated', 'rotated']);
     expect(rotations.stats.reruns).toBe(1);
     expect((await rowsOf('grant_retry_1')).refresh.map((r) => r.rotated_at)).toEqual([null]);
+  });
+
+  it('fails every rotation of a statement at once, without sending them one by one, when the store itself fails', async () => {
+    const unreachable = new Kysely<Database>({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 1000 }),
+      }),
+    });
+    try {
+      const rotations = new PostgresRotations(unreachable);
+      const settled = await Promise.allSettled(
+        Array.from({ length: 3 }, () => rotations.rotate(rotation('grant_unreachable', mintTokenPair().refreshToken, 8_000_000))),
+      );
+      expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect(rotations.stats).toEqual({ transactions: 1, units: 3, reruns: 0 });
+    } finally {
+      await unreachable.destroy();
+    }
   });
 });

@@ -1,17 +1,29 @@
-// Refresh rotations on PostgreSQL, sent together (issue 12). Each rotation is already one statement
-// (tokens.repository.ts, ROTATE_MANY); under load PostgreSQL's share of the box's CPU went mostly to what
-// every statement costs whatever it writes (its protocol messages, executor start, snapshot and commit),
-// and the server's to node-postgres's per-query work. So the rotations that arrive in one turn of the event
-// loop travel as one statement: one round trip and one commit for all of them, each still its own
-// compare-and-swap with its own outcome. Batches do not wait for each other (the pool runs them side by
-// side). If a batch fails as a whole (a deadlock with a revocation, say), nothing of it was written, and
-// its rotations are tried again one by one, so one cannot fail the others.
+// Refresh rotations on PostgreSQL, sent together (issue 12). Each rotation is one statement
+// (tokens.repository.ts, ROTATE_MANY), and what a statement costs whatever it writes (its round trip,
+// node-postgres's work, PostgreSQL's executor start and commit) was most of a rotation's cost; so the
+// rotations that arrive in one turn of the event loop travel as one statement, one round trip and one
+// commit for all, each still its own compare-and-swap with its own outcome (server CPU per rotation 362 ->
+// 174 µs, bench/RESULTS.md). Batches do not wait for each other: the pool runs them side by side. If a
+// batch fails as a whole because of what one of its rotations holds (a unique clash, a deadlock with a
+// revocation), nothing of it was written, and its rotations are tried again one by one, so one cannot fail
+// the others; a failure of the store itself (no connection, a timeout) fails them all at once.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import { type PostgresRotation, type RotationOutcome, rotateManyOnPostgres } from './tokens.repository.js';
 
 /** Rotations per statement: a bound on the statement's size and on how long its locks are held. */
 export const ROTATIONS_PER_STATEMENT = 64;
+
+/**
+ * PostgreSQL's error classes a rotation's own rows can cause (22 data exception, 23 integrity constraint,
+ * 40 transaction rollback: serialization failure, deadlock); connection failures and timeouts are not.
+ */
+const FAILS_FOR_ITS_ROWS = /^(22|23|40)[0-9A-Z]{3}$/;
+
+function failedForItsRows(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && FAILS_FOR_ITS_ROWS.test(code);
+}
 
 interface Pending {
   rotation: PostgresRotation;
@@ -57,8 +69,8 @@ export class PostgresRotations {
       );
       for (const [i, pending] of batch.entries()) pending.resolve(outcomes[i] ?? 'lost');
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]?.reject(error);
+      if (batch.length === 1 || !failedForItsRows(error)) {
+        for (const pending of batch) pending.reject(error);
         return;
       }
       this.stats.reruns += 1;
