@@ -6,7 +6,7 @@ import type { Database } from '../storage/schema.js';
 import type { MemberScope, SiteScope } from './scope.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
-import { type Page, type PageKey, type PageRequest, pageQuery, rowsWithTotal, toPage } from './paging.js';
+import { DEFAULT_PAGE_SIZE, type Page, type PageKey, type PageRequest, pageQuery, rowsWithTotal, toPage } from './paging.js';
 
 export type AccessState = 'ACTIVE' | 'EXPIRED';
 
@@ -126,21 +126,21 @@ const laterPageParams = (base: { siteId: string; personId: string; limit: number
 });
 
 /**
- * A read of the member's own enrolments through the scope's cache where it has one. `key` names the read
- * and its page; the rows are kept as read, and what depends on the time (the access state) is worked out
- * from them at every answer, so a kept page never shows access that has ended since.
+ * A read of the member's own enrolments through the scope's cache where it has one, for the page that
+ * apps and assistants ask for again and again: the first, of the default size. Other pages are read each
+ * time, so a member holds at most one kept page per read and a kept page at most DEFAULT_PAGE_SIZE + 1 rows
+ * (LEARNING_ENTRIES bounds the rest). The rows are kept as read, and what depends on the time (the access
+ * state) is worked out from them at every answer, so a kept page never shows access that has ended since.
  */
-function memberRead<T>(scope: MemberScope, key: string, load: () => Promise<T>): Promise<T> {
-  return scope.learning ? scope.learning.read(scope.siteId, `${scope.personId}\u0000${key}`, load) : load();
+function memberRead<T>(scope: MemberScope, read: string, size: number, after: PageKey | null, load: () => Promise<T>): Promise<T> {
+  if (!scope.learning || after !== null || size !== DEFAULT_PAGE_SIZE) return load();
+  return scope.learning.read(scope.siteId, `${scope.personId}\u0000${read}`, load);
 }
-
-const pageKeyText = (read: string, size: number, after: PageKey | null) =>
-  after ? `${read}\u0000${size}\u0000${after.sort}\u0000${after.id}` : `${read}\u0000${size}`;
 
 export async function listEnrollments(scope: MemberScope, request: PageRequest, now: number): Promise<Page<EnrollmentRecord>> {
   const { size, after } = pageQuery(LIST, request);
   const base = { siteId: scope.siteId, personId: scope.personId, limit: size + 1 };
-  const rows = await memberRead(scope, pageKeyText('enrollments', size, after), () =>
+  const rows = await memberRead(scope, 'enrollments', size, after, () =>
     after ? laterEnrollmentPage.rows(scope.db, laterPageParams(base, after)) : firstEnrollmentPage.rows(scope.db, base),
   );
   return toPage(
@@ -245,7 +245,7 @@ export async function listEnrollmentsWithProgress(
 ): Promise<{ page: Page<EnrollmentProgressRecord>; total: number }> {
   const { size, after } = pageQuery(LIST, request);
   const base = { siteId: scope.siteId, personId: scope.personId, limit: size + 1 };
-  const { rows, total } = await memberRead(scope, pageKeyText('progress', size, after), () =>
+  const { rows, total } = await memberRead(scope, 'progress', size, after, () =>
     rowsWithTotal(after, {
       first: () => firstProgressPageWithTotal.rows(scope.db, base),
       later: (from) => laterProgressPage.rows(scope.db, laterPageParams(base, from)),

@@ -14,8 +14,11 @@ import type { RevocationSignals } from '../storage/revocation-signals.js';
 export const TTL_MS = 5_000;
 /** A page of listings is some kilobytes: the search texts of a crawler stay within a few megabytes. */
 export const CATALOGUE_ENTRIES = 1_000;
-/** A page of a member's enrolments is a few rows: the members active in one TTL, some tens of megabytes at most. */
-export const LEARNING_ENTRIES = 10_000;
+/**
+ * Members' first pages of enrolments (two reads each, at most 21 rows a page: enrollments.repository.ts):
+ * the members active within one TTL; some tens of megabytes if every one of them had a full page.
+ */
+export const LEARNING_ENTRIES = 5_000;
 
 /** Site ids hold no NUL, so one site's prefix never starts another's key. */
 const siteKeyPrefix = (siteId: string) => `${siteId}\u0000`;

@@ -152,6 +152,27 @@ for (const deployment of deployments) {
       expect(Number(ownersOwn.n)).not.toBe(mine.length);
     });
 
+    it('keeps only the first page of the default size (what apps ask for again and again): another size or a later page is read every time', async () => {
+      const query = (after: string | null) =>
+        `{ viewer { enrolledCourses(first: 1${after ? `, after: "${after}"` : ''}) { nodes { slug } pageInfo { endCursor } } } }`;
+      const page = async (after: string | null) => {
+        const answer = await send(`${server.academy}${GRAPHQL_PATH.academy}`, { query: query(after) }, { token: student });
+        expect(answer.json?.errors).toBeUndefined();
+        const viewerData = answer.json?.data?.viewer as Json;
+        return (viewerData.enrolledCourses as Json).pageInfo as Json;
+      };
+      const before = hits();
+      const misses = server.app.services.learning.stats.misses;
+      const first = await page(null);
+      await page(null);
+      await page(String(first.endCursor));
+      await page(String(first.endCursor));
+      await mcpPost(server.academy, toolCall('list_my_enrollments', { limit: 2 }), { token: student });
+      await mcpPost(server.academy, toolCall('list_my_enrollments', { limit: 2 }), { token: student });
+      expect(hits()).toBe(before);
+      expect(server.app.services.learning.stats.misses).toBe(misses);
+    });
+
     it('keeps a page no longer than its time to live, whatever changed the enrolments', async () => {
       const course = await newCourse();
       const enrollmentId = await enroll(course.id, { expiresAt: new Date(server.clock.now() + 30 * 86_400_000).toISOString() });
