@@ -1,5 +1,5 @@
 // Issue 12, "On PostgreSQL: one round trip per rotation": the refresh rotation as one statement
-// (tokens.repository.ts, rotateOnPostgres) keeps the rule of the SQLite unit: it rotates a live token
+// (tokens.repository.ts, rotateManyOnPostgres, here a batch of one) keeps the rule of the SQLite unit: it rotates a live token
 // once, writing the new pair and the audit event; a second try of the same token writes nothing; a
 // revoked grant writes nothing, not even the mark on the used token. Rotations that arrive together share
 // one statement (rotateManyOnPostgres, tokens/postgres-rotations.ts), each with the same rule on its own.
@@ -12,14 +12,25 @@ import {
   issuedRefreshRow,
   mintTokenPair,
   type PostgresRotation,
+  type RotationOutcome,
   rotateManyOnPostgres,
-  rotateOnPostgres,
   writeTokenPair,
 } from '../../src/oauth/tokens/tokens.repository.js';
 import { PostgresRotations } from '../../src/oauth/tokens/postgres-rotations.js';
 import type { Database } from '../../src/storage/schema.js';
 import { skipDialect } from '../helpers/dialects.js';
 import { openSchoolStore, type SchoolStore } from '../helpers/school-fixtures.js';
+
+/** One rotation alone: a statement of one. */
+async function rotateOnPostgres(
+  db: Kysely<Database>,
+  input: IssueInput,
+  values: PostgresRotation['values'],
+  used: PostgresRotation['used'],
+  audit: PostgresRotation['audit'],
+): Promise<RotationOutcome | undefined> {
+  return (await rotateManyOnPostgres(db, [{ input, values, used, audit }]))[0];
+}
 
 describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (postgres)', () => {
   let store: SchoolStore;

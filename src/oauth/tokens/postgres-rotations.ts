@@ -42,7 +42,7 @@ export class PostgresRotations {
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Rotates as rotateOnPostgres does; answers after the commit of the statement that holds it. */
+  /** Rotates as rotateManyOnPostgres does, beside the rotations of this turn; answers after their commit. */
   rotate(rotation: PostgresRotation): Promise<RotationOutcome> {
     return new Promise((resolve, reject) => {
       this.queue.push({ rotation, resolve, reject });

@@ -288,18 +288,6 @@ export async function rotateManyOnPostgres(db: Db, rotations: readonly PostgresR
   return outcomes;
 }
 
-/** A refresh rotation on PostgreSQL in one round trip, on its own (see ROTATE_MANY). */
-export async function rotateOnPostgres(
-  db: Db,
-  input: IssueInput,
-  values: MintedPair,
-  used: PostgresRotation['used'],
-  audit: PostgresRotation['audit'],
-): Promise<RotationOutcome> {
-  const [outcome] = await rotateManyOnPostgres(db, [{ input, values, used, audit }]);
-  return outcome ?? 'lost';
-}
-
 /** Reads the grant's revocation time (holding the grant against revocation on PostgreSQL). */
 export function grantStateStatement(db: Db, grantId: string): CompiledQuery {
   return grantRevokedAt.bind(db, { grantId });
