@@ -59,7 +59,14 @@ export class CoherentCache<V> {
     const generation = this.generation;
     const value = await load();
     if (value !== undefined && reliable && this.signals.reliable() && generation === this.generation) {
-      if (this.entries.size >= this.maxEntries) this.entries.clear();
+      // Full: the entry kept longest goes (a Map iterates in insertion order, and a key set again is
+      // deleted first, so it moves to the end). Emptying the whole cache instead made every entry a miss
+      // at once whenever more keys than maxEntries were in use within one TTL.
+      this.entries.delete(key);
+      if (this.entries.size >= this.maxEntries) {
+        const oldest = this.entries.keys().next();
+        if (!oldest.done) this.entries.delete(oldest.value);
+      }
       this.entries.set(key, { value, until: this.clock.now() + this.ttlMs });
     }
     return value;

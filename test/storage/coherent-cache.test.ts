@@ -29,6 +29,12 @@ describe('coherent cache peek', () => {
     expect(cache.peek('p1')).toBeUndefined();
   });
 
+  it('when full, forgets the entry it has kept longest, not every entry', async () => {
+    const cache = new CoherentCache<number>(signals, systemClock, 60_000, 3);
+    for (const [i, key] of ['a', 'b', 'c', 'd'].entries()) await cache.get(key, async () => i);
+    expect(['a', 'b', 'c', 'd'].map((key) => cache.peek(key))).toEqual([undefined, 1, 2, 3]);
+  });
+
   it('keeps nothing while the signals cannot be relied on', async () => {
     // What a PostgreSQL deployment without Redis gets: signals that cannot reach other processes.
     const unreliable = createRevocationSignals({ ...store, externalWriteVersion: undefined }, undefined);
