@@ -1,7 +1,8 @@
 // What the service answers where no route serves a request: 404, or 405 with Allow when the path is served
 // under other methods (GET on the token endpoint, say: the endpoint is there, only the method is wrong;
 // RFC 9110 15.5.6). A route that exists for some sites only (the other variant's GraphQL path) answers as
-// if it did not exist at all, through `answerAsUnknownPath`.
+// if it did not exist at all, through `answerAsUnknownPath`. The operator API renders its own 405 as a
+// problem document, from the same rule (`allowedMethods`) over its operations' path patterns.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const ROUTED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -15,16 +16,20 @@ export function answerAsUnknownPath(request: FastifyRequest, reply: FastifyReply
   reply.callNotFound();
 }
 
-/** The methods routes are registered for at this exact path (routes with parameters are not matched). */
-function allowedMethods(app: FastifyInstance, url: string): string[] {
-  const path = url.split('?', 1)[0] ?? url;
-  return ROUTED_METHODS.filter((method) => app.hasRoute({ method, url: path }));
+/**
+ * The methods a request's path is served under (its Allow header), in one order everywhere; none for a
+ * preflight, which keeps its 404 so that a path without CORS says nothing to a browser.
+ */
+export function allowedMethods(request: FastifyRequest, servedUnder: (method: string, path: string) => boolean): string[] {
+  if (request.method === 'OPTIONS') return [];
+  const path = request.url.split('?', 1)[0] ?? request.url;
+  return ROUTED_METHODS.filter((method) => servedUnder(method, path));
 }
 
 export function registerNotFound(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
-    // Preflights keep their 404, so a path without CORS says nothing to a browser.
-    const allowed = request.method === 'OPTIONS' || unknownHere.has(request) ? [] : allowedMethods(app, request.url);
+    // Routes with parameters are not matched: every such path of ours has a route for each method it takes.
+    const allowed = unknownHere.has(request) ? [] : allowedMethods(request, (method, url) => app.hasRoute({ method, url }));
     if (allowed.length > 0)
       return reply
         .code(405)

@@ -19,6 +19,7 @@ import {
 import { REST_OPERATIONS } from '../../operations/registry.js';
 import type { Services } from '../../services.js';
 import { guardBearer } from '../bearer-guard.js';
+import { allowedMethods } from '../not-found.js';
 import { type Problem, type ProblemCode, problemDocument, sendProblem } from '../problem.js';
 import { queryInput } from './query-input.js';
 
@@ -276,10 +277,9 @@ function send(reply: FastifyReply, route: RestRoute, outcome: Outcome): FastifyR
   return reply.type('application/json; charset=utf-8').send(outcome.body);
 }
 
-/** The methods the REST operations take at this request URL (their `{param}` segments match any one segment). */
-function restMethodsAt(url: string): string[] {
-  const path = (url.split('?', 1)[0] ?? '').slice(ADMIN_API_BASE.length);
-  const segments = path.split('/');
+/** The methods the REST operations take at this path (their `{param}` segments match any one segment); HEAD with GET. */
+function restMethodsAt(fullPath: string): Set<string> {
+  const segments = fullPath.slice(ADMIN_API_BASE.length).split('/');
   const methods = new Set<string>();
   for (const operation of REST_OPERATIONS) {
     const route = operation.rest;
@@ -291,14 +291,18 @@ function restMethodsAt(url: string): string[] {
     if (fits) methods.add(route.method);
   }
   if (methods.has('GET')) methods.add('HEAD');
-  return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => methods.has(method));
+  return methods;
 }
 
 /** Registers every REST operation; call inside a plugin with prefix ADMIN_API_BASE. */
 export function registerAdminApiRoutes(admin: FastifyInstance, services: Services): void {
   admin.setNotFoundHandler((request, reply) => {
     // A path some operation serves under another method: 405 with Allow (RFC 9110 15.5.6), not "no such path".
-    const allowed = request.method === 'OPTIONS' ? [] : restMethodsAt(request.url);
+    let served: Set<string> | undefined;
+    const allowed = allowedMethods(request, (method, path) => {
+      served ??= restMethodsAt(path);
+      return served.has(method);
+    });
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return sendProblem(reply, { code: 'method_not_allowed', status: 405, detail: `This path takes ${allowed.join(', ')}.` });
