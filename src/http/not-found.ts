@@ -28,7 +28,7 @@ export function allowedMethods(request: FastifyRequest, servedUnder: (method: st
 
 export function registerNotFound(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
-    // Routes with parameters are not matched: every such path of ours has a route for each method it takes.
+    // hasRoute matches a pattern literally, so a path under a parametric route (/assets/:id) gets 404, not 405.
     const allowed = unknownHere.has(request) ? [] : allowedMethods(request, (method, url) => app.hasRoute({ method, url }));
     if (allowed.length > 0)
       return reply
