@@ -318,6 +318,18 @@ for (const dialect of DIALECTS) {
         expect(post.headers.get('allow')).toBe('GET, HEAD');
       });
 
+      it('answers 405 with Allow under a route with a parameter too (/assets/:id, /avatars/:name), as the router matches the path', async () => {
+        for (const path of ['/assets/ast_anything', '/avatars/someone.svg']) {
+          const res = await fetch(`${server.academy}${path}`, { method: 'DELETE' });
+          const answer = { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+          expectOAuthError(answer, 405, 'invalid_request');
+          expect(res.headers.get('allow'), path).toBe('GET, HEAD');
+        }
+        // One segment more is no route at all.
+        const deeper = await fetch(`${server.academy}/assets/ast_anything/more`, { method: 'DELETE' });
+        expect(deeper.status).toBe(404);
+      });
+
       it('still answers 404 where nothing is served under any method, and to a host that is no site', async () => {
         const missing = await fetch(`${server.academy}/api/oauth/nothing-here`, { method: 'PUT' });
         expect([missing.status, ((await missing.json()) as { error: string }).error]).toEqual([404, 'not_found']);

@@ -277,32 +277,11 @@ function send(reply: FastifyReply, route: RestRoute, outcome: Outcome): FastifyR
   return reply.type('application/json; charset=utf-8').send(outcome.body);
 }
 
-/** The methods the REST operations take at this path (their `{param}` segments match any one segment); HEAD with GET. */
-function restMethodsAt(fullPath: string): Set<string> {
-  const segments = fullPath.slice(ADMIN_API_BASE.length).split('/');
-  const methods = new Set<string>();
-  for (const operation of REST_OPERATIONS) {
-    const route = operation.rest;
-    if (!route) continue;
-    const pattern = route.path.split('/');
-    const fits =
-      pattern.length === segments.length &&
-      pattern.every((part, i) => (/^\{\w+\}$/.test(part) ? (segments[i] ?? '') !== '' : part === segments[i]));
-    if (fits) methods.add(route.method);
-  }
-  if (methods.has('GET')) methods.add('HEAD');
-  return methods;
-}
-
 /** Registers every REST operation; call inside a plugin with prefix ADMIN_API_BASE. */
 export function registerAdminApiRoutes(admin: FastifyInstance, services: Services): void {
   admin.setNotFoundHandler((request, reply) => {
     // A path some operation serves under another method: 405 with Allow (RFC 9110 15.5.6), not "no such path".
-    let served: Set<string> | undefined;
-    const allowed = allowedMethods(request, (method, path) => {
-      served ??= restMethodsAt(path);
-      return served.has(method);
-    });
+    const allowed = allowedMethods(admin, request);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return sendProblem(reply, { code: 'method_not_allowed', status: 405, detail: `This path takes ${allowed.join(', ')}.` });
