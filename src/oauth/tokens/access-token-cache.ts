@@ -26,13 +26,14 @@ export class AccessTokenCache {
   constructor(
     private readonly signals: RevocationSignals,
     private readonly clock: Clock,
+    private readonly maxEntries = MAX_ENTRIES,
   ) {
     signals.subscribe((signal) => {
       if (signal.kind === 'flush') return this.clear();
       if (signal.kind !== 'grant' && signal.kind !== 'access_token') return;
       const key = signal.kind === 'grant' ? `g:${signal.grantId}` : `t:${signal.tokenHash}`;
       const now = this.clock.now();
-      if (this.revoked.size >= MAX_ENTRIES) for (const [k, until] of this.revoked) if (until <= now) this.revoked.delete(k);
+      if (this.revoked.size >= this.maxEntries) for (const [k, until] of this.revoked) if (until <= now) this.revoked.delete(k);
       this.revoked.set(key, now + REMEMBER_REVOKED_MS);
       if (signal.kind === 'grant') {
         for (const hash of this.byGrant.get(signal.grantId) ?? []) this.entries.delete(hash);
@@ -79,7 +80,12 @@ export class AccessTokenCache {
     if (row.revoked_at !== null || !this.signals.reliable()) return;
     const now = this.clock.now();
     if (this.recentlyRevoked(`g:${row.grant_id}`, now) || this.recentlyRevoked(`t:${tokenHash}`, now)) return;
-    if (this.entries.size >= MAX_ENTRIES) this.clear();
+    // Full: forget the row kept longest (Map order is insertion order), not every row, which would turn every
+    // bearer check into a database read at once whenever more tokens are in use within one TTL than the bound.
+    if (this.entries.size >= this.maxEntries && !this.entries.has(tokenHash)) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.evict(oldest.value);
+    }
     this.entries.set(tokenHash, { row, until: Math.min(now + TTL_MS, row.expires_at) });
     let hashes = this.byGrant.get(row.grant_id);
     if (!hashes) {
@@ -101,7 +107,9 @@ export class AccessTokenCache {
     const entry = this.entries.get(tokenHash);
     if (!entry) return;
     this.entries.delete(tokenHash);
-    this.byGrant.get(entry.row.grant_id)?.delete(tokenHash);
+    const hashes = this.byGrant.get(entry.row.grant_id);
+    hashes?.delete(tokenHash);
+    if (hashes?.size === 0) this.byGrant.delete(entry.row.grant_id);
   }
 
   private clear(): void {
