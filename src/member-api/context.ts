@@ -56,7 +56,8 @@ export function createMemberContext(
   profileOf?: () => Promise<MemberProfile | null>,
   learning?: SchoolReadCache,
 ): MemberContext {
-  const scope: MemberScope = { db, siteId, personId };
+  // With the cache, the loaders' batches are kept as the member's first page is (enrollments.repository.ts).
+  const scope: MemberScope = learning ? { db, siteId, personId, learning } : { db, siteId, personId };
   const loaders: MemberLoaders = {
     profile: once(profileOf ?? (() => findMemberProfile(scope))),
     siteOrigin: once(() => findSiteOrigin(scope)),

@@ -293,31 +293,58 @@ const lecturesById = defineListQuery(['siteId'], (db, p, lectureIds) =>
     .select(['id', 'course_id', 'title', 'duration_seconds']),
 );
 
+/** A site's scope that may carry the member learning cache (MemberScope's). */
+type LearningScope = SiteScope & Pick<MemberScope, 'learning'>;
+
+/**
+ * A member request's batch of per-enrolment facts (lecture counts, completed lectures, last lectures), kept
+ * beside the member's first page (memberRead) when the scope has the cache: a member's app asks for the same
+ * page with the same fields on every screen, so the batch repeats with the same ids. Keyed by the ids in
+ * order of their value; a batch larger than a default page is read each time, as later pages are. Only
+ * operators change lectures (their writes forget the site's entries); lecture progress is written by no
+ * request of this service, only by the demo's seed, before any request.
+ */
+function batchRead<V>(
+  scope: LearningScope,
+  read: string,
+  ids: readonly string[],
+  load: () => Promise<Map<string, V>>,
+): Promise<Map<string, V>> {
+  if (!scope.learning || ids.length > DEFAULT_PAGE_SIZE + 1) return load();
+  return scope.learning.read(scope.siteId, `${read}\u0000${[...ids].sort().join('\u0000')}`, load);
+}
+
 /** Lectures per course, for the given courses of this site (absent courses count 0). */
-export async function lectureCountsByCourse(scope: SiteScope, courseIds: readonly string[]): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  if (courseIds.length === 0) return counts;
-  const rows = await lectureCounts.rows(scope.db, { siteId: scope.siteId }, courseIds);
-  for (const row of rows) counts.set(row.course_id, Number(row.n));
-  return counts;
+export function lectureCountsByCourse(scope: LearningScope, courseIds: readonly string[]): Promise<Map<string, number>> {
+  return batchRead(scope, 'lecture-counts', courseIds, async () => {
+    const counts = new Map<string, number>();
+    if (courseIds.length === 0) return counts;
+    const rows = await lectureCounts.rows(scope.db, { siteId: scope.siteId }, courseIds);
+    for (const row of rows) counts.set(row.course_id, Number(row.n));
+    return counts;
+  });
 }
 
 /** Completed lectures of the course, per enrolment of this member (other members' enrolments count 0). */
-export async function completedLectureCounts(scope: MemberScope, enrollmentIds: readonly string[]): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  if (enrollmentIds.length === 0) return counts;
-  const rows = await completedCounts.rows(scope.db, { siteId: scope.siteId, personId: scope.personId }, enrollmentIds);
-  for (const row of rows) counts.set(row.enrollment_id, Number(row.n));
-  return counts;
+export function completedLectureCounts(scope: MemberScope, enrollmentIds: readonly string[]): Promise<Map<string, number>> {
+  return batchRead(scope, `${scope.personId}\u0000completed-lectures`, enrollmentIds, async () => {
+    const counts = new Map<string, number>();
+    if (enrollmentIds.length === 0) return counts;
+    const rows = await completedCounts.rows(scope.db, { siteId: scope.siteId, personId: scope.personId }, enrollmentIds);
+    for (const row of rows) counts.set(row.enrollment_id, Number(row.n));
+    return counts;
+  });
 }
 
 /** Lectures of this site by id, for "resume" (title and duration of the last-watched lecture). */
-export async function lecturesByIds(scope: SiteScope, lectureIds: readonly string[]): Promise<Map<string, LectureSummary>> {
-  const lectures = new Map<string, LectureSummary>();
-  if (lectureIds.length === 0) return lectures;
-  const rows = await lecturesById.rows(scope.db, { siteId: scope.siteId }, lectureIds);
-  for (const row of rows) {
-    lectures.set(row.id, { id: row.id, courseId: row.course_id, title: row.title, durationSeconds: row.duration_seconds });
-  }
-  return lectures;
+export function lecturesByIds(scope: LearningScope, lectureIds: readonly string[]): Promise<Map<string, LectureSummary>> {
+  return batchRead(scope, 'lectures', lectureIds, async () => {
+    const lectures = new Map<string, LectureSummary>();
+    if (lectureIds.length === 0) return lectures;
+    const rows = await lecturesById.rows(scope.db, { siteId: scope.siteId }, lectureIds);
+    for (const row of rows) {
+      lectures.set(row.id, { id: row.id, courseId: row.course_id, title: row.title, durationSeconds: row.duration_seconds });
+    }
+    return lectures;
+  });
 }

@@ -1,7 +1,8 @@
 // Reads of a school that many requests repeat, kept per process: the public tools' catalogue answers
 // (search_courses, get_course: many assistants ask the same school the same few questions) and a member's
-// pages of enrolments (every member API viewer query and list_my_enrollments call reads one, and a member's
-// app asks again on every screen). Each costs a statement, while only operators change what it reads.
+// pages of enrolments with the member API's per-enrolment facts (every viewer query and list_my_enrollments
+// call reads one, and a member's app asks again on every screen). Each costs a statement, while only
+// operators change what it reads.
 // Coherent like the other caches (storage/coherent-cache.ts): every operator write signals `catalogue`
 // after its commit (operations/operation.ts), which forgets that site's entries in every such cache on
 // every node; a write by another process on SQLite, or a lost Redis link, empties or bypasses them too.
@@ -15,8 +16,10 @@ export const TTL_MS = 5_000;
 /** A page of listings is some kilobytes: the search texts of a crawler stay within a few megabytes. */
 export const CATALOGUE_ENTRIES = 1_000;
 /**
- * Members' first pages of enrolments (two reads each, at most 21 rows a page: enrollments.repository.ts):
- * the members active within one TTL; some tens of megabytes if every one of them had a full page.
+ * Members' first pages of enrolments (two reads each, at most 21 rows a page) and the member API's batches
+ * of facts about them (lecture counts, completed lectures, last lectures: at most 21 ids each;
+ * enrollments.repository.ts): the members active within one TTL; some tens of megabytes if every one of
+ * them had full pages.
  */
 export const LEARNING_ENTRIES = 5_000;
 

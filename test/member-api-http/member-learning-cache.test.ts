@@ -5,6 +5,7 @@
 // is kept. Over real HTTP: the operator API and /member/graphql with tokens from the real flow, /mcp as a
 // stateless client calls it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { progressPercent } from '../../src/school/enrollments.repository.js';
 import { TTL_MS } from '../../src/school/school-read-cache.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { skipDialect, type TestDialect } from '../helpers/dialects.js';
@@ -42,6 +43,17 @@ interface ToolEnrollment {
 }
 
 const VIEWER_QUERY = '{ viewer { enrolledCourses(first: 20) { nodes { slug expireDate hasLifetimeAccess accessState } } } }';
+
+interface ProgressEnrollment {
+  slug: string;
+  progressPercent: number;
+  completedLectures: number;
+  course: { id: string; lectureCount: number };
+  lastWatchedLecture: { lectureId: string; title: string } | null;
+}
+
+const PROGRESS_QUERY =
+  '{ viewer { enrolledCourses(first: 20) { nodes { slug progressPercent completedLectures course { id lectureCount } lastWatchedLecture { lectureId title } } } } }';
 
 for (const deployment of deployments) {
   describe.skipIf(deployment.skip)(`the member learning cache (${deployment.name})`, () => {
@@ -119,6 +131,49 @@ for (const deployment of deployments) {
         hasLifetimeAccess: true,
         accessExpiresAt: null,
       });
+    });
+
+    it(`${deployment.cached ? 'keeps' : 'never keeps'} the per-enrolment facts of a repeated query (lecture counts, completed lectures, the last lecture) and shows an operator's curriculum change at the next request`, async () => {
+      const progress = async (): Promise<ProgressEnrollment[]> => {
+        const answer = await send(`${server.academy}${GRAPHQL_PATH.academy}`, { query: PROGRESS_QUERY }, { token: student });
+        expect(answer.json?.errors).toBeUndefined();
+        const viewerData = answer.json?.data?.viewer as Json;
+        return (viewerData.enrolledCourses as Json).nodes as unknown as ProgressEnrollment[];
+      };
+      const first = await progress();
+      const watched = first.find((e) => e.lastWatchedLecture !== null && e.completedLectures > 0);
+      if (!watched?.lastWatchedLecture) throw new Error('the demo student has no enrolment with progress and a last lecture');
+      const stats = server.app.services.learning.stats;
+      const [hitsBefore, missesBefore] = [stats.hits, stats.misses];
+      expect(await progress()).toEqual(first);
+      // The page and the three batches (lecture counts, completed lectures, lectures) all from memory.
+      if (deployment.cached) {
+        expect(stats.hits - hitsBefore).toBeGreaterThanOrEqual(4);
+        expect(stats.misses).toBe(missesBefore);
+      } else expect(stats.hits).toBe(hitsBefore);
+
+      const title = `Renamed lecture ${process.pid}`;
+      const renamed = await call(
+        server.academy,
+        'PATCH',
+        `/lectures/${watched.lastWatchedLecture.lectureId}`,
+        operator,
+        { title },
+        { 'if-match': '*' },
+      );
+      expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+      expect((await progress()).find((e) => e.slug === watched.slug)?.lastWatchedLecture?.title).toBe(title);
+
+      const outline = await call(server.academy, 'GET', `/courses/${watched.course.id}/curriculum`, operator);
+      const sectionId = ((outline.body.curriculum as { sections: Array<{ id: string }> }).sections[0] as { id: string }).id;
+      const added = await call(server.academy, 'POST', `/sections/${sectionId}/lectures`, operator, {
+        title: 'One more',
+        durationSeconds: 60,
+      });
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+      const after = (await progress()).find((e) => e.slug === watched.slug);
+      expect(after?.course.lectureCount).toBe(watched.course.lectureCount + 1);
+      expect(after?.progressPercent).toBe(progressPercent(watched.completedLectures, watched.course.lectureCount + 1));
     });
 
     it('shows access that ended while a page was kept as EXPIRED: the access state is worked out at every answer', async () => {
