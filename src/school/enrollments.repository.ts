@@ -302,7 +302,9 @@ type LearningScope = SiteScope & Pick<MemberScope, 'learning'>;
  * page with the same fields on every screen, so the batch repeats with the same ids. Keyed by the ids in
  * order of their value; a batch larger than a default page is read each time, as later pages are. Only
  * operators change lectures (their writes forget the site's entries); lecture progress is written by no
- * request of this service, only by the demo's seed, before any request.
+ * request of this service, only by the demo's seed, before any request. A member-side write of progress or
+ * enrolments, if one is ever added, must forget the site's entries too (SchoolReadCache.changed), as
+ * operator writes do, or the member's app shows the old figures for up to TTL_MS.
  */
 function batchRead<V>(
   scope: LearningScope,
