@@ -298,9 +298,9 @@ type LearningScope = SiteScope & Pick<MemberScope, 'learning'>;
 
 /**
  * A member request's batch of per-enrolment facts (lecture counts, completed lectures, last lectures), kept
- * beside the member's first page (memberRead) when the scope has the cache: a member's app asks for the same
- * page with the same fields on every screen, so the batch repeats with the same ids. Keyed by the ids in
- * order of their value; a batch larger than a default page is read each time, as later pages are. Only
+ * in the learning cache when the scope has it: a member's app asks for the same page with the same fields on
+ * every screen, so the batch repeats with the same ids. Keyed by the ids in order of their value, so any
+ * page's batch is kept, but one larger than a default page is read each time and an entry stays small. Only
  * operators change lectures (their writes forget the site's entries); lecture progress is written by no
  * request of this service, only by the demo's seed, before any request. A member-side write of progress or
  * enrolments, if one is ever added, must forget the site's entries too (SchoolReadCache.changed), as
