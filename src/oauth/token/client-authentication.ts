@@ -56,13 +56,13 @@ async function resolveClient(clients: ClientResolver, site: Site, clientId: stri
   }
 }
 
-export async function authenticateClient(
+/** `basic` is the request's `Authorization: Basic` credentials, parsed once by the caller (parseBasicCredentials). */
+async function authenticateClient(
   clients: ClientResolver,
   site: Site,
   params: RawParams,
-  authorizationHeader: string | undefined,
+  basic: BasicCredentials | undefined,
 ): Promise<Client> {
-  const basic = parseBasicCredentials(site, authorizationHeader);
   const bodyClientId = single(params, 'client_id');
   const bodySecret = single(params, 'client_secret');
   if (basic) {
@@ -115,9 +115,10 @@ export async function authenticateCaller(
   // An operator-audience id may be a Client ID Metadata Document that has to be fetched to resolve it: not
   // for an address that has used up its budgets (member apps are read from the store, and their address
   // is checked with the client's own budget below, in the same round trip).
-  const claimed = parseBasicCredentials(site, caller.authorization)?.clientId ?? single(params, 'client_id');
+  const basic = parseBasicCredentials(site, caller.authorization);
+  const claimed = basic?.clientId ?? single(params, 'client_id');
   if (claimed !== undefined && ctx.clients.audienceOf(claimed) === 'operator') await ctx.limits.admitAddress(caller.address);
-  const client = await authenticateClient(ctx.clients, site, params, caller.authorization);
+  const client = await authenticateClient(ctx.clients, site, params, basic);
   caller.client = client;
   await ctx.limits.admitClient(site, client, caller.address);
   return client;
