@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { normaliseOrigin, type Site } from '../sites/site.js';
 import type { SiteDirectory } from '../sites/site-directory.js';
+import { setBounded } from '../kernel/bounded-map.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,8 +27,7 @@ export function requestOrigin(request: FastifyRequest): string | null {
   let origin = normalised.get(raw);
   if (origin === undefined) {
     origin = !host || host.length > 255 || /[\s/@\\]/.test(host) ? null : normaliseOrigin(raw);
-    if (normalised.size >= MAX_REMEMBERED_HOSTS) normalised.clear();
-    normalised.set(raw, origin);
+    setBounded(normalised, raw, origin, MAX_REMEMBERED_HOSTS);
   }
   return origin;
 }

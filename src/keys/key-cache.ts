@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import type { Database } from '../storage/schema.js';
 import { type ActiveSigningKey, activeSigningKey, type PublicJwk, publishedKeys } from './signing-keys.js';
+import { setBounded } from '../kernel/bounded-map.js';
 
 const TTL_MS = 10_000;
 /** Sites whose keys are kept; with 10,000 sites in a deployment only those in use stay (issue 12). */
@@ -45,13 +46,7 @@ export class KeyCache {
     const hit = map.get(siteId);
     if (hit && now - hit.at < TTL_MS) return hit.value;
     const value = load();
-    map.delete(siteId);
-    if (map.size >= KEY_SITES_KEPT) {
-      // Map keeps insertion order: the first key is the site loaded longest ago.
-      const oldest = map.keys().next();
-      if (!oldest.done) map.delete(oldest.value);
-    }
-    map.set(siteId, { value, at: now });
+    setBounded(map, siteId, { value, at: now }, KEY_SITES_KEPT);
     // A failed load is not kept: the next request tries again.
     value.catch(() => map.delete(siteId));
     return value;

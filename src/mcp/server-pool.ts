@@ -6,6 +6,7 @@
 import type { Caller } from '../operations/registry.js';
 import type { Site } from '../sites/site.js';
 import { buildMcpServer, type CallerServer, type McpServerOptions } from './mcp-server.js';
+import { setBounded } from '../kernel/bounded-map.js';
 
 /** Distinct scope sets kept per site: tokens hold a few combinations; past this the oldest is rebuilt when needed. */
 export const SERVERS_PER_SITE = 32;
@@ -29,15 +30,11 @@ export class McpServerPool {
     const key = callerKey(caller);
     const known = servers.get(key);
     if (known !== undefined) return known;
-    if (servers.size >= SERVERS_PER_SITE) {
-      const oldest = servers.keys().next().value;
-      if (oldest !== undefined) servers.delete(oldest);
-    }
     const built = buildMcpServer(site, caller, this.options);
     const connected = built.server.connect(built.transport).then(() => built);
     // A failed connect (not expected: the transport's start does nothing) must not stay cached.
     connected.catch(() => servers.delete(key));
-    servers.set(key, connected);
+    setBounded(servers, key, connected, SERVERS_PER_SITE);
     return connected;
   }
 }

@@ -4,6 +4,7 @@
 import { type DocumentNode, GraphQLError, type GraphQLSchema, Kind, specifiedRules, validate } from 'graphql';
 import { parseBounded } from './document-limits.js';
 import { costLimitRule, depthLimitRule } from './limits.js';
+import { setBounded } from '../kernel/bounded-map.js';
 
 /** How many distinct query texts are kept per schema; the oldest is dropped first. */
 export const PREPARED_DOCUMENTS_KEPT = 256;
@@ -75,13 +76,7 @@ export function preparedDocuments(schema: GraphQLSchema): (query: string) => Pre
     const known = kept.get(query);
     if (known) return known;
     const preparation = prepare(schema, query);
-    if (query.length <= PREPARED_DOCUMENT_MAX_CHARS) {
-      if (kept.size >= PREPARED_DOCUMENTS_KEPT) {
-        const oldest = kept.keys().next();
-        if (!oldest.done) kept.delete(oldest.value);
-      }
-      kept.set(query, preparation);
-    }
+    if (query.length <= PREPARED_DOCUMENT_MAX_CHARS) setBounded(kept, query, preparation, PREPARED_DOCUMENTS_KEPT);
     return preparation;
   };
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { Database } from '../storage/schema.js';
 import type { Site } from './site.js';
 import { findSiteByOrigin } from './sites.repository.js';
+import { setBounded } from '../kernel/bounded-map.js';
 
 /** How long a lookup is trusted without a flush; sites change rarely (the CLI, the admin pages). */
 export const SITE_TTL_MS = 5000;
@@ -58,12 +59,7 @@ export class SiteDirectory {
   }
 
   private remember(origin: string, site: Site | undefined): void {
-    this.entries.delete(origin);
-    if (this.entries.size >= SITES_KEPT) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(origin, { site, until: this.clock.now() + SITE_TTL_MS });
+    setBounded(this.entries, origin, { site, until: this.clock.now() + SITE_TTL_MS }, SITES_KEPT);
   }
 
   /**

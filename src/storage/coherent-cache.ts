@@ -5,6 +5,7 @@
 import type { Clock } from '../kernel/clock.js';
 import { CacheStats } from '../observability/cache-stats.js';
 import type { RevocationSignal, RevocationSignals } from './revocation-signals.js';
+import { setBounded } from '../kernel/bounded-map.js';
 
 /** What a signal makes a cache forget. */
 export type Forgotten = typeof EVERYTHING | typeof NOTHING | { keyPrefix: string };
@@ -59,15 +60,7 @@ export class CoherentCache<V> {
     const generation = this.generation;
     const value = await load();
     if (value !== undefined && reliable && this.signals.reliable() && generation === this.generation) {
-      // Full: the entry kept longest goes (a Map iterates in insertion order, and a key set again is
-      // deleted first, so it moves to the end). Emptying the whole cache instead made every entry a miss
-      // at once whenever more keys than maxEntries were in use within one TTL.
-      this.entries.delete(key);
-      if (this.entries.size >= this.maxEntries) {
-        const oldest = this.entries.keys().next();
-        if (!oldest.done) this.entries.delete(oldest.value);
-      }
-      this.entries.set(key, { value, until: this.clock.now() + this.ttlMs });
+      setBounded(this.entries, key, { value, until: this.clock.now() + this.ttlMs }, this.maxEntries);
     }
     return value;
   }

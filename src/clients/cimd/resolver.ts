@@ -5,6 +5,7 @@ import { looksLikeCimdClientId, parseCimdClientIdUrl, quoteForMessage } from './
 import { parseCimdDocument } from './document.js';
 import { safeFetch } from './safe-fetch.js';
 import { type CimdDocument, CimdError } from './types.js';
+import { setBounded } from '../../kernel/bounded-map.js';
 
 export interface CimdPolicy {
   allowlist: string[]; // hosts (exact hostname match, lowercase) whose documents are resolved
@@ -80,15 +81,12 @@ export function createCimdResolver(policy: CimdPolicy, clock: Clock): CimdResolv
   const inFlight = new Map<string, Promise<CimdDocument>>();
 
   function remember(clientId: string, entry: CacheEntry): void {
-    cache.delete(clientId);
+    // Full: expired documents go first; only if none had expired does the oldest one go.
     if (cache.size >= MAX_CACHE_ENTRIES) {
       const now = clock.now();
       for (const [key, value] of cache) if (value.expiresAt <= now) cache.delete(key);
-      // Map keeps insertion order, so the first key is the oldest entry.
-      const oldest = cache.keys().next();
-      if (cache.size >= MAX_CACHE_ENTRIES && !oldest.done) cache.delete(oldest.value);
     }
-    cache.set(clientId, entry);
+    setBounded(cache, clientId, entry, MAX_CACHE_ENTRIES);
   }
 
   async function fetchAndValidate(clientId: string, url: URL, host: string): Promise<CimdDocument> {

@@ -5,6 +5,7 @@
 // compare-and-swap in the store, which refuses a stale row; a refused swap reads the row from the store
 // (grant-types/refresh-token.ts). Another node, or this one after a restart, simply reads the store.
 import type { RefreshTokensTable } from '../../storage/schema.js';
+import { setBounded } from '../../kernel/bounded-map.js';
 
 /** Rows kept; past it the oldest go first (a client that never refreshes leaves its row to age out). */
 export const FRESH_REFRESH_TOKENS_MAX = 50_000;
@@ -16,11 +17,7 @@ export class FreshRefreshTokens {
 
   /** Keeps the row of a token whose issuance has committed. */
   remember(row: RefreshTokensTable): void {
-    if (this.rows.size >= this.max) {
-      const oldest = this.rows.keys().next();
-      if (!oldest.done) this.rows.delete(oldest.value);
-    }
-    this.rows.set(row.token_hash, row);
+    setBounded(this.rows, row.token_hash, row, this.max);
   }
 
   /** The row of this site's token, once: a second use of the same token reads the store. */
