@@ -82,6 +82,11 @@ const platformSchema = z
         share: z.number().gt(0).max(1).default(0.25),
         /** Days of the apps' usage log kept (members' access log on /account/apps, counts on /admin/connections). */
         access_log_retention_days: z.number().int().min(1).max(3650).default(90),
+        /**
+         * Days the audit log keeps its routine token events (token.issued, token.refreshed: one per code
+         * exchange and per rotation, the bulk of the log); every other event is kept for good.
+         */
+        token_event_retention_days: z.number().int().min(1).max(3650).default(90),
       })
       .prefault({}),
     storage: z

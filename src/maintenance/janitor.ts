@@ -1,9 +1,11 @@
 // The janitor deletes what can no longer be used: expired authorization codes, access and refresh tokens,
-// the grants (refresh families) left without tokens, expired sessions and stale sign-in counters. It
+// the grants (refresh families) left without tokens, expired sessions and stale sign-in counters, and what
+// is kept only for a while: the apps' usage log and the audit log's routine token events. It
 // works in small batches through the expiry indexes (migration 003) with a pause between them, so live
 // requests keep their latency while a million rows go; on PostgreSQL an advisory lock keeps the nodes of
 // a deployment from purging at the same time.
 import { type Kysely, sql } from 'kysely';
+import type { AuditKind } from '../audit/audit-log.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Dialect } from '../storage/connect.js';
 import type { Database } from '../storage/schema.js';
@@ -18,9 +20,24 @@ export interface JanitorOptions {
   share: number;
   /** Days of the app usage log (members' access log, connection counts) kept; older days are purged. */
   accessLogRetentionDays: number;
+  /** Days the audit log keeps its ROUTINE_TOKEN_EVENTS; older ones are purged, other events never. */
+  tokenEventRetentionDays: number;
 }
 
-export const JANITOR_DEFAULTS: JanitorOptions = { batchSize: 200, pauseMs: 2, share: 0.25, accessLogRetentionDays: 90 };
+export const JANITOR_DEFAULTS: JanitorOptions = {
+  batchSize: 200,
+  pauseMs: 2,
+  share: 0.25,
+  accessLogRetentionDays: 90,
+  tokenEventRetentionDays: 90,
+};
+
+/**
+ * The audit events written for every code exchange and every refresh rotation: a busy site writes them by
+ * the million, so they are kept like the usage log, for a number of days. Sign-ins, consents, revocations,
+ * detected reuse and replays, and every operator's and member's own action stay for good.
+ */
+export const ROUTINE_TOKEN_EVENTS = ['token.issued', 'token.refreshed'] as const satisfies readonly AuditKind[];
 
 /** The options of the platform config's `janitor` section. */
 export function janitorOptions(section: {
@@ -28,12 +45,14 @@ export function janitorOptions(section: {
   pause_ms: number;
   share: number;
   access_log_retention_days: number;
+  token_event_retention_days: number;
 }): JanitorOptions {
   return {
     batchSize: section.batch_size,
     pauseMs: section.pause_ms,
     share: section.share,
     accessLogRetentionDays: section.access_log_retention_days,
+    tokenEventRetentionDays: section.token_event_retention_days,
   };
 }
 
@@ -57,6 +76,7 @@ export const PURGED_TABLES = [
   'idempotency_keys',
   'confirmation_uses',
   'app_usage',
+  'audit_events',
 ] as const;
 export type PurgedTable = (typeof PURGED_TABLES)[number];
 export type PurgeReport = Record<PurgedTable, number>;
@@ -130,6 +150,7 @@ export class Janitor {
       idempotency_keys: 0,
       confirmation_uses: 0,
       app_usage: 0,
+      audit_events: 0,
     };
     const count = (table: PurgedTable, rows: number) => {
       report[table] += rows;
@@ -230,6 +251,19 @@ export class Janitor {
       const rows = await sql`delete from app_usage where (site_id, client_id, person_id, day, what) in
         (select site_id, client_id, person_id, day, what from app_usage where day < ${oldestKept} limit ${sql.lit(n)})`.execute(db);
       return this.counted(count, 'app_usage', rows.numAffectedRows ?? 0n);
+    });
+    // Through the (kind, at) index of migration 018: one range per kind, never the events that are kept.
+    const tokenEventsBefore = now - this.options.tokenEventRetentionDays * 86_400_000;
+    await this.batches(async () => {
+      const rows = await db
+        .deleteFrom('audit_events')
+        .where(
+          'id',
+          'in',
+          db.selectFrom('audit_events').select('id').where('kind', 'in', ROUTINE_TOKEN_EVENTS).where('at', '<', tokenEventsBefore).limit(n),
+        )
+        .executeTakeFirst();
+      return this.counted(count, 'audit_events', rows.numDeletedRows);
     });
     return report;
   }

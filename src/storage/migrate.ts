@@ -17,6 +17,7 @@ import * as m014 from './migrations/014-assets.js';
 import * as m015 from './migrations/015-appearance.js';
 import * as m016 from './migrations/016-admin-area.js';
 import * as m017 from './migrations/017-token-tables-by-rowid.js';
+import * as m018 from './migrations/018-audit-token-event-expiry.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '015-appearance': m015,
   '016-admin-area': m016,
   '017-token-tables-by-rowid': m017,
+  '018-audit-token-event-expiry': m018,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -1,6 +1,7 @@
 // Issue 8, "Operations": the janitor deletes what has expired (codes an hour past expiry, access and
-// refresh tokens, grants left without tokens, sessions, stale sign-in counters), keeps everything still
-// usable, works in batches, reports to the metrics, and on PostgreSQL lets one node purge at a time.
+// refresh tokens, grants left without tokens, sessions, stale sign-in counters, the audit log's routine
+// token events past their retention), keeps everything still usable or kept for good, works in batches,
+// reports to the metrics, and on PostgreSQL lets one node purge at a time.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -133,6 +134,37 @@ async function seedExpiry(server: DemoServer, expiredTokens = 3): Promise<Fixtur
     [staleCounter.email],
     keptCounters.map((c) => c.email),
   );
+
+  // The audit log: routine token events go after token_event_retention_days (90 by default); security
+  // events and operators' actions stay however old. Each row is told apart by its request id.
+  const event = (kind: string, at: number) => ({
+    site_id: site.id,
+    at,
+    kind,
+    person_id: person.id,
+    client_id: base.client_id,
+    detail: '{}',
+    target: null,
+    request_id: `req-${randomUUID()}`,
+  });
+  const oldTokenEvents = [event('token.refreshed', now - 91 * DAY), event('token.issued', now - 200 * DAY)];
+  const keptEvents = [
+    event('token.refreshed', now - 89 * DAY),
+    event('token.issued', now - HOUR),
+    event('refresh.reuse_detected', now - 400 * DAY),
+    event('token.revoked', now - 400 * DAY),
+    event('sign_in.succeeded', now - 400 * DAY),
+    event('operator.update_course', now - 400 * DAY),
+  ];
+  await db
+    .insertInto('audit_events')
+    .values([...oldTokenEvents, ...keptEvents])
+    .execute();
+  add(
+    'audit_events',
+    oldTokenEvents.map((e) => e.request_id),
+    keptEvents.map((e) => e.request_id),
+  );
   return { deadGrant, liveGrant, ids };
 }
 
@@ -142,6 +174,7 @@ const KEY: Record<string, string> = {
   authorization_codes: 'code_hash',
   sessions: 'id_hash',
   sign_in_throttle: 'email',
+  audit_events: 'request_id',
 };
 
 async function present(server: DemoServer, table: string, keys: string[]): Promise<string[]> {
@@ -191,6 +224,7 @@ for (const dialect of DIALECTS) {
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^access_tokens +[3-9]\d* deleted$/m);
       expect(result.stdout).toMatch(/^grants +[1-9]\d* deleted$/m);
+      expect(result.stdout).toMatch(/^audit_events +2 deleted$/m);
       await expectPurged(server, fixture);
       // The person's real tokens were untouched.
       expect((await userInfo(server.academy, tokens.access_token)).status).toBe(200);

@@ -93,6 +93,7 @@ for (const dialect of DIALECTS) {
         pauseMs: 0,
         share: 1,
         accessLogRetentionDays: 10,
+        tokenEventRetentionDays: 90,
       });
       const report = await janitor.runOnce();
       expect(report?.app_usage).toBeGreaterThanOrEqual(2);
