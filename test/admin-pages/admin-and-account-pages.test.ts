@@ -273,10 +273,12 @@ for (const dialect of DIALECTS) {
       expect(events.length).toBe(1);
     });
 
-    it('filters the audit log by action and actor, pages it, and explains a bad filter', async () => {
+    it('filters the audit log by action and actor, pages it, explains a bad filter and says how long token events are kept', async () => {
       const byAction = await owner.request(`${server.academy}/admin/audit?action=sign_in.succeeded`);
       expect(byAction.html).toContain('<code>sign_in.succeeded</code>');
       expect(byAction.html).not.toContain('<code>client.created</code>');
+      // The janitor purges routine token events after token_event_retention_days; the page says so.
+      expect(byAction.html).toMatch(/<code>token\.refreshed<\/code>\) are kept for 90 days; every other event is kept for good/);
       const byActor = await owner.request(`${server.academy}/admin/audit?actor=${encodeURIComponent('nobody@demo.test')}`);
       expect(byActor.status).toBe(400);
       const badCursor = await owner.request(`${server.academy}/admin/audit?after=garbage`);

@@ -459,7 +459,15 @@ export function registerAdminPages(app: FastifyInstance, services: Services): vo
     };
     const filter = { actor: one('actor'), app: one('app'), action: one('action') };
     const show = (records: Parameters<typeof auditBody>[0], people: Map<string, string>, next: string | null, error?: string) =>
-      render(request, reply, v, 'Audit log', '/admin/audit', auditBody(records, people, filter, next, error), error ? 400 : 200);
+      render(
+        request,
+        reply,
+        v,
+        'Audit log',
+        '/admin/audit',
+        auditBody(records, people, filter, next, config.platform.janitor.token_event_retention_days, error),
+        error ? 400 : 200,
+      );
     if (filter.action !== '' && !ACTION_PATTERN.test(filter.action))
       return show([], new Map(), null, 'An action is a name such as consent.granted or a prefix such as operator.');
     let actorId: string | undefined;

@@ -88,7 +88,9 @@ export const listAuditEvents = defineOperation({
   title: 'List audit events',
   description:
     'What happened at this school, newest first: operator API and MCP writes (operator.<operation>), sign-ins, consents, tokens issued ' +
-    'and revoked. Filter by action (exact, or a prefix ending in "."), actor or app. Paged with a total and a nextCursor.',
+    'and revoked. Filter by action (exact, or a prefix ending in "."), actor or app. Paged with a total and a nextCursor. ' +
+    "Tokens issued and refreshed (token.issued, token.refreshed) are kept for the deployment's token event retention (90 days " +
+    'unless configured otherwise); every other event is kept for good.',
   audience: 'operator',
   scopes: ['school:read'],
   rest: { method: 'GET', path: '/audit_events' },

@@ -20,6 +20,7 @@ export function auditBody(
   people: Map<string, string>,
   filter: AuditFilterInput,
   next: string | null,
+  tokenEventRetentionDays: number,
   error?: string,
 ): Raw {
   const params = (extra: Record<string, string>) =>
@@ -42,5 +43,6 @@ ${
     ? html`<p>No audit events match.</p>`
     : html`<div class="scroll"><table><caption>Audit events, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">App</th><th scope="col">Details</th></tr></thead><tbody>${rows}</tbody></table></div>`
 }
-<div class="pager">${next ? html`<a href="/admin/audit?${params({ after: next })}">Older events</a>` : raw('')}${filter.actor || filter.app || filter.action ? html`<a href="/admin/audit">Clear filters</a>` : raw('')}</div>`;
+<div class="pager">${next ? html`<a href="/admin/audit?${params({ after: next })}">Older events</a>` : raw('')}${filter.actor || filter.app || filter.action ? html`<a href="/admin/audit">Clear filters</a>` : raw('')}</div>
+<p class="muted">Tokens issued and refreshed (<code>token.issued</code>, <code>token.refreshed</code>) are kept for ${tokenEventRetentionDays} days; every other event is kept for good.</p>`;
 }
