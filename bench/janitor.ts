@@ -1,5 +1,6 @@
-// The janitor under load (issue 8): a million expired rows are purged while UserInfo is called without
-// pause; prints the p99 of those live requests before and during the purge, and the purge's pace.
+// The janitor under load (issue 8): a million expired rows (and a tenth as many audit events past their
+// retention, beside as many that are kept) are purged while UserInfo is called without pause; prints the
+// p99 of those live requests before and during the purge, and the purge's pace.
 // `npm run bench:janitor`; BENCH_DATABASE_URL=postgres://... runs it on PostgreSQL (a fresh database),
 // JANITOR_ROWS changes the number of expired access tokens (default 1,000,000).
 import { fork } from 'node:child_process';
@@ -101,7 +102,16 @@ await seed(ROWS / 20, (rows) =>
     select 'bench-c-' || n, ${site.id}, 'academy-member-app', ${owner.id}, 'http://127.0.0.1/cb', 'openid', ${origin}, 'x', null, ${expired}, ${expired}, ${expired + 1}, ${expired + 1}, null
     from (${rows}) t`.execute(db),
 );
-const total = ROWS + ROWS / 10 + grants + ROWS / 20 + ROWS / 20;
+// The audit log: a tenth as many routine token events past their retention (purged) and as many other
+// events of the same age (kept for good), interleaved, so the purge has to pass over the kept ones by index.
+const beyondRetention = expired - 100 * 24 * 3600 * 1000;
+await seed(ROWS / 5, (rows) =>
+  sql`insert into audit_events (site_id, at, kind, person_id, client_id, detail, target, request_id)
+    select ${site.id}, ${sql.lit(beyondRetention)} + n, case when n % 2 = 0 then 'token.refreshed' else 'sign_in.succeeded' end, ${owner.id},
+      'academy-member-app', '{}', null, null
+    from (${rows}) t`.execute(db),
+);
+const total = ROWS + ROWS / 10 + grants + ROWS / 20 + ROWS / 20 + ROWS / 10;
 console.log(
   `seeded ${total.toLocaleString('en')} expired rows on ${store.dialect} in ${((performance.now() - seeded) / 1000).toFixed(1)} s`,
 );
