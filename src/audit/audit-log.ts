@@ -158,8 +158,34 @@ export async function pageAudit(
   filter: AuditFilter,
   request: PageRequest,
 ): Promise<Page<AuditRecord>> {
-  const { size, after } = pageQuery(AUDIT_LIST, request);
+  return pageOf(db, siteId, filter, await kindsMatching(db, siteId, filter.action), request);
+}
+
+/** How many of a site's audit events match `filter`. */
+export async function countAudit(db: Kysely<Database>, siteId: string, filter: AuditFilter): Promise<number> {
+  return countOf(db, siteId, filter, await kindsMatching(db, siteId, filter.action));
+}
+
+/** A page and the total of the same filter (GET /audit_events), the action's kinds read once for both. */
+export async function pageAuditWithTotal(
+  db: Kysely<Database>,
+  siteId: string,
+  filter: AuditFilter,
+  request: PageRequest,
+): Promise<{ page: Page<AuditRecord>; total: number }> {
   const kinds = await kindsMatching(db, siteId, filter.action);
+  const [page, total] = await Promise.all([pageOf(db, siteId, filter, kinds, request), countOf(db, siteId, filter, kinds)]);
+  return { page, total };
+}
+
+async function pageOf(
+  db: Kysely<Database>,
+  siteId: string,
+  filter: AuditFilter,
+  kinds: readonly string[] | undefined,
+  request: PageRequest,
+): Promise<Page<AuditRecord>> {
+  const { size, after } = pageQuery(AUDIT_LIST, request);
   const newest = (only: readonly string[] | undefined) =>
     filtered(db, siteId, filter, only)
       .$if(after !== null, (qb) => qb.where('id', '<', after?.sort ?? 0))
@@ -191,8 +217,7 @@ export async function pageAudit(
   return toPage(AUDIT_LIST, records, size, (r) => ({ sort: r.id, id: String(r.id) }));
 }
 
-export async function countAudit(db: Kysely<Database>, siteId: string, filter: AuditFilter): Promise<number> {
-  const kinds = await kindsMatching(db, siteId, filter.action);
+async function countOf(db: Kysely<Database>, siteId: string, filter: AuditFilter, kinds: readonly string[] | undefined): Promise<number> {
   if (kinds !== undefined && kinds.length === 0) return 0;
   const row = await filtered(db, siteId, filter, kinds)
     .select((eb) => eb.fn.countAll().as('n'))

@@ -2,7 +2,7 @@
 // "." that matches the kinds starting with it, literally and case-sensitively on both stores, newest
 // first across kinds, paged by cursor, with a total that agrees with the pages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuditFilter, type AuditKind, countAudit, pageAudit, recordAudit } from '../../src/audit/audit-log.js';
+import { type AuditFilter, type AuditKind, countAudit, pageAudit, pageAuditWithTotal, recordAudit } from '../../src/audit/audit-log.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
 
@@ -54,6 +54,10 @@ for (const dialect of DIALECTS) {
       expect(kinds).toEqual(['operator.create_course', 'operator.publish_course', 'operator.publish_course', 'operator.create_course']);
       expect([...ids].sort((a, b) => b - a)).toEqual(ids);
       expect(total).toBe(4);
+      // GET /audit_events reads the page and the total together, the prefix's kinds once.
+      const both = await pageAuditWithTotal(s.db, 'site_a', { action: 'operator.' }, { first: 2 });
+      expect(both.total).toBe(4);
+      expect(both.page.edges.map((e) => e.node.id)).toEqual(ids.slice(0, 2));
     });
 
     it('an exact action matches that kind alone; no filter matches all of the site', async () => {

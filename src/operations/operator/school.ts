@@ -1,7 +1,7 @@
 // Operator operations of the school family (CONTRACT 6 school, scope school:*): the audit log of writes,
 // sign-ins, consents and tokens at this site.
 import { z } from 'zod';
-import { countAudit, pageAudit } from '../../audit/audit-log.js';
+import { pageAuditWithTotal } from '../../audit/audit-log.js';
 import { SITE_NAME_MAX_LENGTH } from '../../sites/site.js';
 import { instant, iso, pagedOutput, pageInput, pageRequest, paged } from '../lists.js';
 import { readSettings, writeSettings } from '../../school/settings.repository.js';
@@ -119,10 +119,7 @@ export const listAuditEvents = defineOperation({
   annotations: READ_ONLY,
   async handle(ctx, input) {
     const filter = { action: input.action, actorId: input.actorId, clientId: input.clientId };
-    const [page, total] = await Promise.all([
-      pageAudit(ctx.db, ctx.site.id, filter, pageRequest(input)),
-      countAudit(ctx.db, ctx.site.id, filter),
-    ]);
+    const { page, total } = await pageAuditWithTotal(ctx.db, ctx.site.id, filter, pageRequest(input));
     return paged(page, total, (r) => ({
       id: String(r.id),
       at: iso(r.at),
