@@ -175,6 +175,15 @@ export interface SiteRoleCountsTable {
   n: number;
 }
 
+/** Audit events per site and kind, kept by triggers (migration 019); a total sums a kind's slots. */
+export interface AuditEventCountsTable {
+  site_id: string;
+  kind: string;
+  /** PostgreSQL: the writing connection's slot, so concurrent writers do not queue on one row. SQLite: 0. */
+  slot: number;
+  n: number;
+}
+
 export interface SiteSuspensionsTable {
   site_id: string;
   person_id: string;
@@ -228,4 +237,5 @@ export interface Database extends SchoolTables {
   confirmation_uses: ConfirmationUsesTable;
   site_suspensions: SiteSuspensionsTable;
   site_role_counts: SiteRoleCountsTable;
+  audit_event_counts: AuditEventCountsTable;
 }
