@@ -33,6 +33,11 @@ export interface Store {
   poolStats?: () => PoolStats;
   /** SQLite served with `backgroundCheckpoints`: the worker that checkpoints the log. */
   checkpoints?: Checkpointer;
+  /**
+   * PostgreSQL only: a connection of its own for the migrations, whose statements may run for minutes (an
+   * index built over a log of millions of events) where a serving statement is cut off after seconds.
+   */
+  forMigrations?: () => { db: Kysely<Database>; close(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -148,7 +153,14 @@ export interface StoreOptions {
   onCheckpointFault?: (error: Error) => void;
   /** Log frames at which the checkpoint worker restarts the log (storage/sqlite-checkpointer.ts). */
   restartLogFrames?: number;
+  /** PostgreSQL: how long a serving statement may take before it is abandoned (default 5 s). */
+  queryTimeoutMs?: number;
 }
+
+/** A store that does not answer must become a verdict ("unavailable"), never a hang. */
+const QUERY_TIMEOUT_MS = 5000;
+/** Migrations build indexes over tables that a busy deployment has made large. */
+const MIGRATION_TIMEOUT_MS = 30 * 60_000;
 
 export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
   if (databaseUrl.startsWith('sqlite:')) {
@@ -199,22 +211,23 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       },
     };
   }
-  const pool = new pg.Pool({
-    connectionString: databaseUrl,
-    max: options.poolSize ?? 10,
-    // A store that does not answer must become a verdict ("unavailable"), never a hang.
-    connectionTimeoutMillis: 2000,
-    query_timeout: 5000,
-  });
+  const pool = postgresPool(databaseUrl, options.poolSize ?? 10, options.queryTimeoutMs ?? QUERY_TIMEOUT_MS);
+  pool.on('connect', (client) => preparingStatements(client));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  const forMigrations = () => {
+    const migrating = new Kysely<Database>({ dialect: new PostgresDialect({ pool: postgresPool(databaseUrl, 1, MIGRATION_TIMEOUT_MS) }) });
+    return { db: migrating, close: () => migrating.destroy() };
+  };
+  return { db, dialect: 'postgres', poolStats, forMigrations, close: () => db.destroy() };
+}
+
+function postgresPool(databaseUrl: string, max: number, queryTimeoutMs: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max, connectionTimeoutMillis: 2000, query_timeout: queryTimeoutMs });
   // A client that loses its server must not crash the process, idle (the pool's 'error') or checked out
   // between two statements of a transaction (its own 'error'); the next query reports the fault, and the
   // pool discards a client that can no longer be queried when it is released.
   pool.on('error', () => {});
-  pool.on('connect', (client) => {
-    client.on('error', () => {});
-    preparingStatements(client);
-  });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  return { db, dialect: 'postgres', poolStats, close: () => db.destroy() };
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
 }

@@ -50,10 +50,14 @@ export function registeredMigrations(): Record<string, Migration> {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-/** Brings the schema up to date; throws with the failing migration's name and cause. */
+/**
+ * Brings the schema up to date; throws with the failing migration's name and cause. On PostgreSQL the
+ * migrations run on a connection of their own without the serving statements' time limit (Store.forMigrations).
+ */
 export async function migrateToLatest(store: Store): Promise<string[]> {
-  const migrator = new Migrator({ db: store.db, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const migrating = store.forMigrations?.();
+  const migrator = new Migrator({ db: migrating?.db ?? store.db, provider });
+  const { error, results } = await migrator.migrateToLatest().finally(() => migrating?.close());
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const cause = error instanceof Error ? error.message : String(error);
