@@ -4,6 +4,10 @@
 // - indexes lead with (site, person) and (site, app), so a filtered page and its total read only that
 //   actor's or app's events; the (site_id, at) index, which no query uses, goes, so each event (one per
 //   token issuance and rotation) writes one index more than before, and one counter;
+//   The person index is the dear one: a rotation's event lands on a random page of it when a school's
+//   rotations come from many people (about 13 µs more per event on SQLite, bench/RESULTS.md, twelfth
+//   session). It is kept for every kind, rotations included: looking into one account is when an operator
+//   needs that account's every token event.
 // - the number of events per site and kind is kept in audit_event_counts by triggers (as site_role_counts
 //   is), so every writer (the token endpoint's grouped statements, the janitor's purge, a site's deletion)
 //   keeps it in step, and an unfiltered or action-filtered total is a few rows.
@@ -39,6 +43,8 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('slot', 'integer', (c) => c.notNull())
     .addColumn('n', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('audit_event_counts_pk', ['site_id', 'kind', 'slot'])
+    // SQLite: the row lives in its key's b-tree, so a count's update is one b-tree, not an index and a table.
+    .$call((table) => (isSqlite(db) ? table.modifyEnd(sql`without rowid`) : table))
     .execute();
   if (isSqlite(db)) {
     // One writer at a time: one slot.
