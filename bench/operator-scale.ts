@@ -1,12 +1,13 @@
 // The operator API at school scale (issue 9): Demo Academy grown to 100,000 students, 1,000,000
-// enrollments and 1,000,000 paid orders (with their lines, payments and analytics roll-ups), then
-// `GET /students?limit=100` and `GET /analytics/overview` for a year under load, p99 against 50 ms.
+// enrollments and 1,000,000 paid orders (with their lines, payments and analytics roll-ups) and 1,000,000
+// audit events, then `GET /students?limit=100`, `GET /analytics/overview` for a year and `GET /audit_events`
+// (unfiltered, by action prefix, by actor, by app) under load, p99 against 50 ms.
 // `npm run bench:operator` runs SQLite then PostgreSQL (a fresh database); OPERATOR_STUDENTS scales it.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { writeActivity } from '../src/school/learner-activity.js';
 import { openStore } from '../src/storage/connect.js';
 import type { Database } from '../src/storage/schema.js';
@@ -23,6 +24,8 @@ const DAY = 86_400_000;
 /** BENCH_PROFILE=<dir> writes a V8 CPU profile of the server; OPERATOR_DIALECTS=postgres measures one store. */
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const MEASURED = (process.env.OPERATOR_DIALECTS ?? 'sqlite,postgres').split(',') as Array<'sqlite' | 'postgres'>;
+/** OPERATOR_ONLY=audit measures only the requests whose path contains it. */
+const ONLY = process.env.OPERATOR_ONLY ?? '';
 
 /** PostgreSQL is measured as it is deployed, with Redis (BENCH_REDIS_URL= to measure it without). */
 const REDIS_FOR_POSTGRES = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
@@ -55,8 +58,9 @@ async function grow(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promi
       db,
     ),
   );
-  // Smaller chunks here: each row also bumps the role count (a trigger), one statement must stay under 5 s.
-  await chunks(STUDENTS, 10_000, (rows) =>
+  // Smaller chunks here: each row also bumps the role count (a trigger), and on PostgreSQL a statement that
+  // bumps one row thousands of times slows with each bump (10,000 rows took over the 5 s query timeout).
+  await chunks(STUDENTS, 5_000, (rows) =>
     sql`insert into site_roles (site_id, person_id, role, created_at) select ${s}, 'per_bench_' || n, 'student', ${lit(start)} + n from (${rows}) t`.execute(
       db,
     ),
@@ -115,6 +119,35 @@ async function grow(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promi
     active.set(day, persons);
   }
   await writeActivity(db, s, active);
+  await growAuditLog(db, s, chunks);
+}
+
+const AUDIT_EVENTS = Number(process.env.OPERATOR_AUDIT_EVENTS ?? 1_000_000);
+/** The actor and app whose events the benchmark lists: a person with a hundred events, an app with a thousand. */
+const AUDIT_ACTOR = 'per_bench_42';
+const AUDIT_APP = 'bench-rare-app';
+
+/**
+ * A million audit events over the last 58 days (younger than the routine events' retention, so the
+ * janitor leaves them): nine in ten are refresh rotations, spread over 10,000 people; one in a thousand
+ * is by one app; one in ten thousand is an operator write.
+ */
+async function growAuditLog(
+  db: Kysely<Database>,
+  s: string,
+  chunks: (count: number, size: number, insert: (rows: RawBuilder<unknown>) => Promise<unknown>) => Promise<void>,
+): Promise<void> {
+  const lit = sql.lit;
+  const now = Date.now();
+  await chunks(AUDIT_EVENTS, 50_000, (rows) =>
+    sql`insert into audit_events (site_id, at, kind, person_id, client_id, detail, target, request_id)
+      select ${s}, ${lit(now)} - (${lit(AUDIT_EVENTS)} - n) * 5000,
+        case when n % 10000 = 5 then 'operator.update_course' when n % 10 <> 0 then 'token.refreshed'
+          when n % 30 = 0 then 'token.issued' when n % 30 = 10 then 'sign_in.succeeded' else 'consent.granted' end,
+        'per_bench_' || (n % 10000 + 1),
+        case when n % 1000 = 7 then ${AUDIT_APP} else 'demo-vendor' end,
+        '{}', null, null from (${rows}) t`.execute(db),
+  );
 }
 
 async function measure(origin: string, token: string, path: string): Promise<autocannon.Result> {
@@ -129,15 +162,16 @@ async function measure(origin: string, token: string, path: string): Promise<aut
 async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autocannon.Result]>> {
   let databaseUrl: string;
   let drop = async () => {};
-  if (dialect === 'sqlite') databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'schoolgate-operator-')), 'bench.db')}`;
-  else {
+  // OPERATOR_KEEP_DATABASE=1 leaves the grown database (1.5 GB as a SQLite file) for EXPLAIN and profiling.
+  const keep = process.env.OPERATOR_KEEP_DATABASE ? () => console.log(`kept ${databaseUrl}`) : undefined;
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'schoolgate-operator-'));
+    databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
+    drop = async () => (keep ? keep() : rmSync(dir, { recursive: true, force: true }));
+  } else {
     const database = await postgresBenchDatabase('schoolgate_operator_bench');
     databaseUrl = database.url;
-    drop = async () => {
-      // OPERATOR_KEEP_DATABASE=1 leaves the grown database for EXPLAIN and profiling.
-      if (process.env.OPERATOR_KEEP_DATABASE) return console.log(`kept ${databaseUrl}`);
-      await database.drop();
-    };
+    drop = async () => (keep ? keep() : database.drop());
   }
   const { child, origin } = await startAppServer(
     { BENCH_DATABASE_URL: databaseUrl, BENCH_REDIS_URL: dialect === 'postgres' ? REDIS_FOR_POSTGRES : '' },
@@ -150,20 +184,28 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
     if (dialect === 'postgres') await sql`analyze`.execute(store.db);
     await store.close();
     console.log(
-      `${dialect}: grew to ${STUDENTS.toLocaleString('en')} students, ${(STUDENTS * PER_STUDENT).toLocaleString('en')} enrollments and orders in ${((performance.now() - seeded) / 1000).toFixed(0)} s`,
+      `${dialect}: grew to ${STUDENTS.toLocaleString('en')} students, ${(STUDENTS * PER_STUDENT).toLocaleString('en')} enrollments and orders, ${AUDIT_EVENTS.toLocaleString('en')} audit events in ${((performance.now() - seeded) / 1000).toFixed(0)} s`,
     );
     const token = (
       await tokensFromFlow(origin, {
         clientId: 'demo-vendor',
         redirectUri: 'http://127.0.0.1:61000/callback',
-        scope: 'students:read analytics:read',
+        scope: 'students:read analytics:read school:read',
         who: person('owner'),
       })
     ).access_token;
     const today = new Date().toISOString().slice(0, 10);
     const yearAgo = new Date(Date.now() - 364 * DAY).toISOString().slice(0, 10);
     const results: Array<[string, autocannon.Result]> = [];
-    for (const path of ['/api/admin/v1/students?limit=100', `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`]) {
+    const paths = [
+      '/api/admin/v1/students?limit=100',
+      `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
+      '/api/admin/v1/audit_events?limit=100',
+      '/api/admin/v1/audit_events?action=operator.&limit=100',
+      `/api/admin/v1/audit_events?actorId=${AUDIT_ACTOR}&limit=100`,
+      `/api/admin/v1/audit_events?clientId=${AUDIT_APP}&limit=100`,
+    ];
+    for (const path of paths.filter((p) => p.includes(ONLY))) {
       const check = await fetch(`${origin}${path}`, { headers: { authorization: `Bearer ${token}` } });
       if (check.status !== 200) throw new Error(`${path} answered ${check.status}: ${await check.text()}`);
       results.push([path, await measure(origin, token, path)]);
