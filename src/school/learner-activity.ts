@@ -6,6 +6,7 @@
 // 100,000 learners needs 12.5 KB per bitmap; a year is at most 12 month, 8 week and 24 day bitmaps.
 import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
+import { setBounded } from '../kernel/bounded-map.js';
 import type { Database } from '../storage/schema.js';
 
 export const monthOf = (day: string) => day.slice(0, 7);
@@ -64,7 +65,20 @@ export function weekOf(day: string): string {
  * their month bitmap, whole weeks (Monday to Sunday) that do not hold the start of such a month by their
  * week bitmap, the other days by their own. A year is at most 12 months, 8 weeks and 24 days.
  */
-export function coveringPeriods(from: string, to: string): string[] {
+export function coveringPeriods(from: string, to: string): readonly string[] {
+  const key = `${from}/${to}`;
+  const known = coverings.get(key);
+  if (known) return known;
+  const periods = periodsCovering(from, to);
+  setBounded(coverings, key, periods, COVERINGS_KEPT);
+  return periods;
+}
+
+/** The same ranges come back request after request (this year, the year before), and working one out takes 80 µs. */
+const COVERINGS_KEPT = 1_000;
+const coverings = new Map<string, readonly string[]>();
+
+function periodsCovering(from: string, to: string): string[] {
   const periods: string[] = [];
   let n = dayNumber(from);
   const last = dayNumber(to);
@@ -109,9 +123,16 @@ interface CachedBitmap {
   digest: string;
   bits: Uint8Array;
 }
+/** Distinct counts kept, by the digests of the bitmaps they were counted from. */
+const COUNTS_KEPT = 1_000;
 class BitmapCache {
   private readonly entries = new Map<string, CachedBitmap>();
   private bytes = 0;
+  /**
+   * A range's count by its bitmaps' digests: equal digests, equal bits, so the same count, and a past
+   * year's overview need not OR half a megabyte again each time (0.35 ms at 100,000 learners).
+   */
+  readonly counts = new Map<string, number>();
   get(key: string): CachedBitmap | undefined {
     const entry = this.entries.get(key);
     if (entry) {
@@ -135,13 +156,18 @@ class BitmapCache {
 }
 const caches = new WeakMap<Kysely<Database>, BitmapCache>();
 
-async function bitmaps(db: Kysely<Database>, siteId: string, periods: readonly string[]): Promise<Map<string, Uint8Array>> {
-  if (periods.length === 0) return new Map();
+function cacheOf(db: Kysely<Database>): BitmapCache {
   let cache = caches.get(db);
   if (!cache) {
     cache = new BitmapCache();
     caches.set(db, cache);
   }
+  return cache;
+}
+
+async function bitmaps(db: Kysely<Database>, siteId: string, periods: readonly string[]): Promise<Map<string, CachedBitmap>> {
+  if (periods.length === 0) return new Map();
+  const cache = cacheOf(db);
   const key = (period: string) => `${siteId}\n${period}`;
   // The copies named in the query, kept here so an eviction while it runs cannot lose one.
   const held = new Map<string, CachedBitmap>();
@@ -158,16 +184,16 @@ async function bitmaps(db: Kysely<Database>, siteId: string, periods: readonly s
     .where('site_id', '=', siteId)
     .where('period', 'in', [...periods])
     .execute();
-  const found = new Map<string, Uint8Array>();
+  const found = new Map<string, CachedBitmap>();
   for (const row of rows) {
     const copy = held.get(row.period);
     if (row.bits === null && copy) {
-      found.set(row.period, copy.bits);
+      found.set(row.period, copy);
       continue;
     }
     if (row.bits === null) throw new Error(`bitmap ${row.period} was withheld without a copy here`);
-    const fresh = new Uint8Array(row.bits);
-    cache.set(key(row.period), { digest: row.digest, bits: fresh });
+    const fresh = { digest: row.digest, bits: new Uint8Array(row.bits) };
+    cache.set(key(row.period), fresh);
     found.set(row.period, fresh);
   }
   return found;
@@ -181,7 +207,17 @@ export async function distinctActiveBy(
 ): Promise<number[]> {
   const covering = ranges.map((r) => coveringPeriods(r.from, r.to));
   const found = await bitmaps(db, siteId, [...new Set(covering.flat())]);
-  return covering.map((periods) => countBits(orBitmaps(periods.flatMap((p) => found.get(p) ?? []))));
+  const { counts } = cacheOf(db);
+  return covering.map((periods) => {
+    const present = periods.flatMap((p) => found.get(p) ?? []);
+    if (present.length === 0) return 0;
+    const key = `${siteId}\n${present.map((b) => b.digest).join(',')}`;
+    const known = counts.get(key);
+    if (known !== undefined) return known;
+    const n = countBits(orBitmaps(present.map((b) => b.bits)));
+    setBounded(counts, key, n, COUNTS_KEPT);
+    return n;
+  });
 }
 
 /** The learner numbers of a site, assigned in a fixed order of person ids (rebuilds give the same). */
