@@ -149,10 +149,14 @@ export interface OrderFilter {
 
 const LIST = 'operator_orders';
 
+/**
+ * The site's orders matching the filter. People are joined only where a row shows its student's name
+ * (withStudents): every order has its person (a non-null foreign key), and a total that joined them
+ * looked up a person per order (360-400 ms against 57-72 ms at a million orders on SQLite).
+ */
 function filtered(scope: SiteScope, filter: OrderFilter) {
   return scope.db
     .selectFrom('orders as o')
-    .innerJoin('people as p', 'p.id', 'o.person_id')
     .where('o.site_id', '=', scope.siteId)
     .$if(filter.status !== undefined, (qb) => qb.where('o.status', '=', filter.status ?? 'paid'))
     .$if(filter.from !== undefined, (qb) => qb.where('o.created_at', '>=', filter.from ?? 0))
@@ -170,6 +174,10 @@ function filtered(scope: SiteScope, filter: OrderFilter) {
         ),
       ),
     );
+}
+
+function withStudents(orders: ReturnType<typeof filtered>) {
+  return orders.innerJoin('people as p', 'p.id', 'o.person_id');
 }
 
 function toSummary(r: {
@@ -223,7 +231,7 @@ const COLUMNS = [
 /** Orders matching the filter, newest first. */
 export async function pageOrders(scope: SiteScope, filter: OrderFilter, request: PageRequest): Promise<Page<OrderSummaryRow>> {
   const { size, after } = pageQuery(LIST, request);
-  const rows = await filtered(scope, filter)
+  const rows = await withStudents(filtered(scope, filter))
     .$if(after !== null, (qb) =>
       qb.where((eb) =>
         eb.or([
@@ -261,7 +269,7 @@ export interface OrderDetail extends OrderSummaryRow {
 }
 
 export async function findOrder(scope: SiteScope, id: string): Promise<OrderDetail | null> {
-  const row = await filtered(scope, {}).where('o.id', '=', id).select(COLUMNS).executeTakeFirst();
+  const row = await withStudents(filtered(scope, {})).where('o.id', '=', id).select(COLUMNS).executeTakeFirst();
   if (!row) return null;
   const [lines, payments, refunds] = await Promise.all([
     scope.db.selectFrom('order_lines').selectAll().where('site_id', '=', scope.siteId).where('order_id', '=', id).orderBy('id').execute(),
