@@ -19,6 +19,7 @@ import * as m016 from './migrations/016-admin-area.js';
 import * as m017 from './migrations/017-token-tables-by-rowid.js';
 import * as m018 from './migrations/018-audit-token-event-expiry.js';
 import * as m019 from './migrations/019-audit-log-by-actor-and-app.js';
+import * as m020 from './migrations/020-order-counts.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '017-token-tables-by-rowid': m017,
   '018-audit-token-event-expiry': m018,
   '019-audit-log-by-actor-and-app': m019,
+  '020-order-counts': m020,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

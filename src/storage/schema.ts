@@ -184,6 +184,15 @@ export interface AuditEventCountsTable {
   n: number;
 }
 
+/** Orders per site and status, kept by triggers (migration 020); a total sums a status's slots. */
+export interface OrderCountsTable {
+  site_id: string;
+  status: string;
+  /** PostgreSQL: the writing connection's slot, so concurrent orders do not queue on one row. SQLite: 0. */
+  slot: number;
+  n: number;
+}
+
 export interface SiteSuspensionsTable {
   site_id: string;
   person_id: string;
@@ -238,4 +247,5 @@ export interface Database extends SchoolTables {
   site_suspensions: SiteSuspensionsTable;
   site_role_counts: SiteRoleCountsTable;
   audit_event_counts: AuditEventCountsTable;
+  order_counts: OrderCountsTable;
 }
