@@ -197,16 +197,20 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       await tokensFromFlow(origin, {
         clientId: 'demo-vendor',
         redirectUri: 'http://127.0.0.1:61000/callback',
-        scope: 'students:read analytics:read school:read',
+        scope: 'students:read analytics:read school:read orders:read',
         who: person('owner'),
       })
     ).access_token;
     const today = new Date().toISOString().slice(0, 10);
     const yearAgo = new Date(Date.now() - 364 * DAY).toISOString().slice(0, 10);
+    const monthAgo = new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10);
     const results: Array<[string, autocannon.Result]> = [];
     const paths = [
       '/api/admin/v1/students?limit=100',
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
+      '/api/admin/v1/orders?limit=100',
+      `/api/admin/v1/orders/summary?from=${monthAgo}&to=${today}`,
+      '/api/admin/v1/courses/crs_bench_1/enrollments?limit=100',
       '/api/admin/v1/audit_events?limit=100',
       '/api/admin/v1/audit_events?action=operator.&limit=100',
       `/api/admin/v1/audit_events?actorId=${AUDIT_ACTOR}&limit=100`,
@@ -225,11 +229,17 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
   }
 }
 
+/** A path as the table shows it: the dates by what they stand for. */
+function label(path: string): string {
+  const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
+  return path.replace(day(364), '<a year ago>').replace(day(30), '<a month ago>').replace(day(0), '<today>');
+}
+
 const rows: string[] = [];
 for (const dialect of MEASURED) {
   for (const [path, r] of await run(dialect)) {
     rows.push(
-      `| ${dialect === 'postgres' && REDIS_FOR_POSTGRES ? 'postgres + redis' : dialect} | \`${path.replace(/from=[^&]+&to=.*/, 'from=<a year ago>&to=<today>')}\` | ${r.requests.average.toFixed(0)} | ${r.latency.p99} ms | ${r.latency.p99 < 50 ? 'meets' : 'ABOVE'} (50 ms) | ${r.non2xx} |`,
+      `| ${dialect === 'postgres' && REDIS_FOR_POSTGRES ? 'postgres + redis' : dialect} | \`${label(path)}\` | ${r.requests.average.toFixed(0)} | ${r.latency.p99} ms | ${r.latency.p99 < 50 ? 'meets' : 'ABOVE'} (50 ms) | ${r.non2xx} |`,
     );
   }
 }
