@@ -2,7 +2,7 @@
 // status. They must agree with the orders themselves whoever writes them: inserts one at a time or many
 // in a statement, a status changed by a refund, a deletion, a site's deletion, concurrent connections on
 // PostgreSQL, and orders that existed before the migration.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countOrders, type OrderFilter } from '../../src/school/orders.repository.js';
 import * as m020 from '../../src/storage/migrations/020-order-counts.js';
@@ -86,7 +86,14 @@ for (const dialect of DIALECTS) {
     it('a refund that changes an order’s status moves it between the status totals; other updates leave them', async () => {
       await s.db.updateTable('orders').set({ status: 'refunded' }).where('id', 'in', ['ord_1', 'ord_2']).execute();
       await s.db.updateTable('orders').set({ status: 'partially_refunded' }).where('id', '=', 'ord_3').execute();
+      // PostgreSQL: an update that changes no order's site or status writes no count row (xmin unchanged).
+      const versions = async () =>
+        dialect === 'postgres'
+          ? (await sql<{ v: string }>`select xmin::text as v from order_counts order by site_id, status, slot`.execute(s.db)).rows
+          : [];
+      const before = await versions();
       await s.db.updateTable('orders').set({ refunded_cents: 100 }).where('site_id', '=', 'site_a').execute();
+      expect(await versions()).toEqual(before);
       const { answered, orders } = await totals(s.db, 'site_a');
       expect(answered).toEqual(orders);
       expect(answered).toEqual([23, 20, 2, 1]);
