@@ -210,6 +210,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/orders?limit=100',
       `/api/admin/v1/orders/summary?from=${monthAgo}&to=${today}`,
+      `/api/admin/v1/orders/summary?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/courses/crs_bench_1/enrollments?limit=100',
       '/api/admin/v1/audit_events?limit=100',
       '/api/admin/v1/audit_events?action=operator.&limit=100',

@@ -313,25 +313,87 @@ export interface OrdersSummary {
   byStatus: Record<OrderStatus, number>;
 }
 
-/** Totals of the orders placed in [from, to). */
-export async function summarizeOrders(scope: SiteScope, from: number, to: number): Promise<OrdersSummary> {
-  const rows = await filtered(scope, { from, to })
+/** The units whose sums the orders' triggers keep (migration 021), largest first, in milliseconds. */
+const UNITS = [
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+] as const;
+type Unit = (typeof UNITS)[number][0];
+
+interface StatusSums {
+  status: OrderStatus;
+  n: number | string;
+  total: number | string | null;
+  discount: number | string | null;
+  refunded: number | string | null;
+}
+
+/** The orders of [from, to) summed by status, from the orders themselves. */
+function summedOrders(scope: SiteScope, from: number, to: number): Promise<StatusSums[]> {
+  return filtered(scope, { from, to })
     .groupBy('o.status')
     .select((eb) => [
       'o.status',
-      eb.fn.countAll().as('n'),
-      eb.fn.sum('o.total_cents').as('total'),
-      eb.fn.sum('o.discount_cents').as('discount'),
-      eb.fn.sum('o.refunded_cents').as('refunded'),
+      eb.fn.countAll<number | string>().as('n'),
+      eb.fn.sum<number | string | null>('o.total_cents').as('total'),
+      eb.fn.sum<number | string | null>('o.discount_cents').as('discount'),
+      eb.fn.sum<number | string | null>('o.refunded_cents').as('refunded'),
     ])
     .execute();
+}
+
+/** The orders of the whole buckets [first, last) of a unit summed by status, from the kept sums. */
+function summedBuckets(scope: SiteScope, unit: Unit, first: number, last: number): Promise<StatusSums[]> {
+  return scope.db
+    .selectFrom('order_sums')
+    .where('site_id', '=', scope.siteId)
+    .where('unit', '=', unit)
+    .where('bucket', '>=', first)
+    .where('bucket', '<', last)
+    .groupBy('status')
+    .select((eb) => [
+      eb.ref('status').$castTo<OrderStatus>().as('status'),
+      eb.fn.sum<number | string>('n').as('n'),
+      eb.fn.sum<number | string | null>('total_cents').as('total'),
+      eb.fn.sum<number | string | null>('discount_cents').as('discount'),
+      eb.fn.sum<number | string | null>('refunded_cents').as('refunded'),
+    ])
+    .execute();
+}
+
+/**
+ * [from, to) summed by status: its whole days from the kept day sums, the whole hours left at either end
+ * from the hour sums, and only what is left then (under an hour at each end) from the orders.
+ */
+async function summedRange(scope: SiteScope, from: number, to: number, units: readonly (typeof UNITS)[number][]): Promise<StatusSums[]> {
+  if (from >= to) return [];
+  const [unit, ...smaller] = units;
+  if (!unit) return summedOrders(scope, from, to);
+  const [name, ms] = unit;
+  const first = Math.ceil(from / ms);
+  const last = Math.floor(to / ms);
+  if (first >= last) return summedRange(scope, from, to, smaller);
+  return [
+    ...(await summedBuckets(scope, name, first, last)),
+    ...(await summedRange(scope, from, first * ms, smaller)),
+    ...(await summedRange(scope, last * ms, to, smaller)),
+  ];
+}
+
+/**
+ * Totals of the orders placed in [from, to), from the sums that the orders' triggers keep per day and hour
+ * and the orders of the range's ragged ends: a year at a million orders reads about 400 sum rows and not
+ * every order.
+ */
+export async function summarizeOrders(scope: SiteScope, from: number, to: number): Promise<OrdersSummary> {
+  const parts = await summedRange(scope, from, to, UNITS);
   const byStatus: Record<OrderStatus, number> = { paid: 0, partially_refunded: 0, refunded: 0 };
   let orders = 0;
   let gross = 0;
   let discount = 0;
   let refunded = 0;
-  for (const r of rows) {
-    byStatus[r.status] = Number(r.n);
+  for (const r of parts) {
+    byStatus[r.status] += Number(r.n);
     orders += Number(r.n);
     gross += Number(r.total ?? 0);
     discount += Number(r.discount ?? 0);

@@ -193,6 +193,24 @@ export interface OrderCountsTable {
   n: number;
 }
 
+/**
+ * Orders per site, hour and day of creation (UTC) and status, with the sums of their amounts, kept by
+ * triggers (migration 021); a range's summary sums its whole days' and hours' slots.
+ */
+export interface OrderSumsTable {
+  site_id: string;
+  unit: 'hour' | 'day';
+  /** created_at divided by the unit's milliseconds (rounded down): hours or days since the epoch. */
+  bucket: number;
+  status: string;
+  /** PostgreSQL: the writing connection's slot; a slot's row may be negative, only the sum over slots counts. SQLite: 0. */
+  slot: number;
+  n: number;
+  total_cents: number;
+  discount_cents: number;
+  refunded_cents: number;
+}
+
 export interface SiteSuspensionsTable {
   site_id: string;
   person_id: string;
@@ -248,4 +266,5 @@ export interface Database extends SchoolTables {
   site_role_counts: SiteRoleCountsTable;
   audit_event_counts: AuditEventCountsTable;
   order_counts: OrderCountsTable;
+  order_sums: OrderSumsTable;
 }
