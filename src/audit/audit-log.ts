@@ -218,22 +218,31 @@ async function pageOf(
 }
 
 /**
- * The site's events of some kinds (or of every kind) from the counts the log's triggers keep (migration
- * 019): a few rows however long the log. An actor or app filter counts that actor's or app's events through
- * its own index instead.
+ * The site's events of some kinds (or of every kind) from the counts the log's triggers keep: per site and
+ * kind (migration 019), and per site, app and kind for an app filter (migration 022), a few rows however
+ * long the log. An actor filter counts that actor's events through its own index instead (a person's
+ * events are bounded by the routine token events' retention; an app's are not).
  */
 async function countOf(db: Kysely<Database>, siteId: string, filter: AuditFilter, kinds: readonly string[] | undefined): Promise<number> {
   if (kinds !== undefined && kinds.length === 0) return 0;
   const row =
-    filter.actorId === undefined && filter.clientId === undefined
-      ? await db
-          .selectFrom('audit_event_counts')
-          .where('site_id', '=', siteId)
-          .$if(kinds !== undefined, (qb) => qb.where('kind', 'in', kinds ?? []))
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
-          .executeTakeFirstOrThrow()
-      : await filtered(db, siteId, filter, kinds)
+    filter.actorId !== undefined
+      ? await filtered(db, siteId, filter, kinds)
           .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow();
+          .executeTakeFirstOrThrow()
+      : filter.clientId !== undefined
+        ? await db
+            .selectFrom('audit_event_app_counts')
+            .where('site_id', '=', siteId)
+            .where('client_id', '=', filter.clientId)
+            .$if(kinds !== undefined, (qb) => qb.where('kind', 'in', kinds ?? []))
+            .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+            .executeTakeFirstOrThrow()
+        : await db
+            .selectFrom('audit_event_counts')
+            .where('site_id', '=', siteId)
+            .$if(kinds !== undefined, (qb) => qb.where('kind', 'in', kinds ?? []))
+            .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+            .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -21,6 +21,7 @@ import * as m018 from './migrations/018-audit-token-event-expiry.js';
 import * as m019 from './migrations/019-audit-log-by-actor-and-app.js';
 import * as m020 from './migrations/020-order-counts.js';
 import * as m021 from './migrations/021-order-sums.js';
+import * as m022 from './migrations/022-audit-counts-by-app.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '019-audit-log-by-actor-and-app': m019,
   '020-order-counts': m020,
   '021-order-sums': m021,
+  '022-audit-counts-by-app': m022,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

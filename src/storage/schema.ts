@@ -184,6 +184,16 @@ export interface AuditEventCountsTable {
   n: number;
 }
 
+/** Audit events with an app per site, app and kind, kept by triggers (migration 022); a total sums the slots. */
+export interface AuditEventAppCountsTable {
+  site_id: string;
+  client_id: string;
+  kind: string;
+  /** PostgreSQL: the writing connection's slot, so concurrent writers do not queue on one row. SQLite: 0. */
+  slot: number;
+  n: number;
+}
+
 /** Orders per site and status, kept by triggers (migration 020); a total sums a status's slots. */
 export interface OrderCountsTable {
   site_id: string;
@@ -266,5 +276,6 @@ export interface Database extends SchoolTables {
   site_role_counts: SiteRoleCountsTable;
   audit_event_counts: AuditEventCountsTable;
   order_counts: OrderCountsTable;
+  audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;
 }
