@@ -16,6 +16,7 @@ import { postgresBenchDatabase, startAppServer, tokensFromFlow } from './harness
 
 const STUDENTS = Number(process.env.OPERATOR_STUDENTS ?? 100_000);
 const PER_STUDENT = 10; // enrollments and orders per student
+const LECTURES = 20; // per course
 const COURSES = 20;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -91,6 +92,25 @@ async function grow(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promi
     sql`insert into payments (id, site_id, order_id, amount_cents, at, method) select 'pay_bench_' || n, ${s}, 'ord_bench_' || n, 4900, ${at}, 'card' from (${rows}) t`.execute(
       db,
     ),
+  );
+  // Each course: two sections of ten lectures. One enrollment in ten has completed its course's first
+  // lectures in order (1 to 20 of them): about 1,050,000 lecture completions, 105,000 in each of the ten
+  // courses that have enrollments, for course analytics.
+  await chunks(COURSES, COURSES, (rows) =>
+    sql`insert into course_sections (id, site_id, course_id, position, title)
+      select 'sec_bench_' || t.n || '_' || s.n, ${s}, 'crs_bench_' || t.n, s.n, 'Section ' || s.n from (${rows}) t cross join (${range(1, 2)}) s`.execute(
+      db,
+    ),
+  );
+  await chunks(COURSES, COURSES, (rows) =>
+    sql`insert into lectures (id, site_id, course_id, section_id, position, title, duration_seconds)
+      select 'lec_bench_' || t.n || '_' || l.n, ${s}, 'crs_bench_' || t.n, 'sec_bench_' || t.n || '_' || ((l.n - 1) / 10 + 1),
+        (l.n - 1) % 10 + 1, 'Lecture ' || l.n, 600 from (${rows}) t cross join (${range(1, LECTURES)}) l`.execute(db),
+  );
+  await chunks(total, 100_000, (rows) =>
+    sql`insert into lecture_progress (site_id, enrollment_id, lecture_id, completed_at)
+      select ${s}, 'enr_bench_' || t.n, 'lec_bench_' || ((t.n - 1) / ${lit(STUDENTS)} + 1) || '_' || l.n, ${lit(start)} + (t.n % 365) * ${lit(DAY)} + l.n * 60000
+      from (${rows}) t join (${range(1, LECTURES)}) l on l.n <= (t.n / 10) % ${lit(LECTURES)} + 1 where t.n % 10 = 0`.execute(db),
   );
   // The roll-ups of that history, per day: what placeOrder and the enrollment writes would have booked.
   const days = Array.from({ length: 365 }, (_, d) => ({ d, day: new Date(start + d * DAY).toISOString().slice(0, 10) }));
@@ -197,7 +217,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       await tokensFromFlow(origin, {
         clientId: 'demo-vendor',
         redirectUri: 'http://127.0.0.1:61000/callback',
-        scope: 'students:read analytics:read school:read orders:read',
+        scope: 'students:read analytics:read school:read orders:read courses:read',
         who: person('owner'),
       })
     ).access_token;
@@ -212,6 +232,12 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       `/api/admin/v1/orders/summary?from=${monthAgo}&to=${today}`,
       `/api/admin/v1/orders/summary?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/courses/crs_bench_1/enrollments?limit=100',
+      '/api/admin/v1/courses?limit=100',
+      '/api/admin/v1/analytics/courses/crs_bench_1',
+      '/api/admin/v1/analytics/at_risk_learners?inactiveDays=30&limit=100',
+      '/api/admin/v1/analytics/at_risk_learners?expiringWithinDays=30&limit=100',
+      `/api/admin/v1/analytics/timeseries?metric=revenue&from=${yearAgo}&to=${today}&groupBy=product`,
+      `/api/admin/v1/analytics/timeseries?metric=active_learners&from=${yearAgo}&to=${today}&interval=week`,
       '/api/admin/v1/audit_events?limit=100',
       '/api/admin/v1/audit_events?action=operator.&limit=100',
       `/api/admin/v1/audit_events?actorId=${AUDIT_ACTOR}&limit=100`,

@@ -266,33 +266,52 @@ export async function atRiskLearners(
 ): Promise<{ page: Page<AtRisk>; total: number }> {
   const inactiveBefore = criteria.inactiveDays === undefined ? null : now - criteria.inactiveDays * DAY_MS;
   const expiringBy = criteria.expiringWithinDays === undefined ? null : now + criteria.expiringWithinDays * DAY_MS;
+  // Open enrollments (not revoked, not completed) are what the partial index of migration 024 holds, in
+  // the page's order, with the access columns: the page reads its first entries and the total counts
+  // entries without visiting the table. People and courses are joined for the page only.
   const base = scope.db
     .selectFrom('enrollments as e')
-    .innerJoin('people as p', 'p.id', 'e.person_id')
-    .innerJoin('courses as c', 'c.id', 'e.course_id')
     .where('e.site_id', '=', scope.siteId)
     .where('e.revoked_at', 'is', null)
     .where('e.completed_at', 'is', null)
-    .where((eb) => eb.or([eb('e.lifetime_access', '=', 1), eb('e.access_expires_at', 'is', null), eb('e.access_expires_at', '>', now)]))
-    .where((eb) =>
-      eb.or([
-        ...(inactiveBefore !== null ? [eb('e.last_activity_at', 'is', null), eb('e.last_activity_at', '<', inactiveBefore)] : []),
-        ...(expiringBy !== null ? [eb.and([eb('e.lifetime_access', '=', 0), eb('e.access_expires_at', '<=', expiringBy)])] : []),
-        ...(inactiveBefore === null && expiringBy === null ? [sql<boolean>`1 = 0`] : []),
-      ]),
+    .$if(inactiveBefore !== null, (qb) =>
+      qb
+        .where((eb) => eb.or([eb('e.lifetime_access', '=', 1), eb('e.access_expires_at', 'is', null), eb('e.access_expires_at', '>', now)]))
+        .where((eb) =>
+          eb.or([
+            eb('e.last_activity_at', 'is', null),
+            eb('e.last_activity_at', '<', inactiveBefore ?? 0),
+            ...(expiringBy !== null ? [eb.and([eb('e.lifetime_access', '=', 0), eb('e.access_expires_at', '<=', expiringBy)])] : []),
+          ]),
+        ),
+    )
+    // Expiring alone: access that ends in (now, expiringBy], a range of the partial index on open timed
+    // enrollments' expiry (migration 024), however many other enrollments there are.
+    .$if(inactiveBefore === null, (qb) =>
+      qb
+        .where('e.lifetime_access', '=', 0)
+        .where('e.access_expires_at', '>', now)
+        .where('e.access_expires_at', '<=', expiringBy ?? now),
     );
   const { size, after } = pageQuery(AT_RISK, request);
-  // Ordered by last activity, never-active first (as 0), then id.
-  const activity = sql<number>`coalesce(e.last_activity_at, 0)`;
+  // Ordered by last activity, never-active first, then id. The cursor carries a never-active learner's
+  // activity as 0 (a time no activity has).
   const [rows, count] = await Promise.all([
     base
+      .innerJoin('people as p', 'p.id', 'e.person_id')
+      .innerJoin('courses as c', 'c.id', 'e.course_id')
       .$if(after !== null, (qb) =>
         qb.where((eb) =>
-          eb.or([eb(activity, '>', after?.sort ?? 0), eb.and([eb(activity, '=', after?.sort ?? 0), eb('e.id', '>', after?.id ?? '')])]),
+          after?.sort === 0
+            ? eb.or([eb('e.last_activity_at', 'is not', null), eb('e.id', '>', after.id)])
+            : eb.or([
+                eb('e.last_activity_at', '>', after?.sort ?? 0),
+                eb.and([eb('e.last_activity_at', '=', after?.sort ?? 0), eb('e.id', '>', after?.id ?? '')]),
+              ]),
         ),
       )
       .select(['e.id', 'e.person_id', 'p.name', 'e.course_id', 'c.title', 'e.last_activity_at', 'e.access_expires_at', 'e.lifetime_access'])
-      .orderBy(activity)
+      .orderBy(sql`e.last_activity_at asc nulls first`)
       .orderBy('e.id')
       .limit(size + 1)
       .execute(),

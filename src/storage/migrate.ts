@@ -22,6 +22,8 @@ import * as m019 from './migrations/019-audit-log-by-actor-and-app.js';
 import * as m020 from './migrations/020-order-counts.js';
 import * as m021 from './migrations/021-order-sums.js';
 import * as m022 from './migrations/022-audit-counts-by-app.js';
+import * as m023 from './migrations/023-enrollment-counts.js';
+import * as m024 from './migrations/024-open-enrollments-by-activity.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -47,6 +49,8 @@ const migrations: Record<string, Migration> = {
   '020-order-counts': m020,
   '021-order-sums': m021,
   '022-audit-counts-by-app': m022,
+  '023-enrollment-counts': m023,
+  '024-open-enrollments-by-activity': m024,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

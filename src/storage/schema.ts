@@ -194,6 +194,15 @@ export interface AuditEventAppCountsTable {
   n: number;
 }
 
+/** Enrollments per site and course, kept by triggers (migration 023); a roster's total sums the slots. */
+export interface EnrollmentCountsTable {
+  site_id: string;
+  course_id: string;
+  /** PostgreSQL: the writing connection's slot, so concurrent enrollments do not queue on one row. SQLite: 0. */
+  slot: number;
+  n: number;
+}
+
 /** Orders per site and status, kept by triggers (migration 020); a total sums a status's slots. */
 export interface OrderCountsTable {
   site_id: string;
@@ -276,6 +285,7 @@ export interface Database extends SchoolTables {
   site_role_counts: SiteRoleCountsTable;
   audit_event_counts: AuditEventCountsTable;
   order_counts: OrderCountsTable;
+  enrollment_counts: EnrollmentCountsTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;
 }

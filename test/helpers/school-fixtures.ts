@@ -68,6 +68,29 @@ export async function insertPerson(
   return person.id;
 }
 
+/** A published course of a site, titled by its id. */
+export async function insertCourse(db: Kysely<Database>, siteId: string, id: string, now = TEST_NOW): Promise<string> {
+  await db
+    .insertInto('courses')
+    .values({
+      id,
+      site_id: siteId,
+      slug: id,
+      title: id,
+      subtitle: null,
+      description: '',
+      cover_image_url: null,
+      price_cents: 0,
+      currency: 'EUR',
+      published: 1,
+      created_at: now,
+      archived_at: null,
+      updated_at: null,
+    })
+    .execute();
+  return id;
+}
+
 export async function grantRole(
   db: Kysely<Database>,
   siteId: string,
