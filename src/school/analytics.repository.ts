@@ -255,6 +255,48 @@ export interface AtRisk {
 const AT_RISK = 'at_risk';
 
 /**
+ * How many open enrollments with access are inactive since `inactiveBefore` (or expiring by `expiringBy`).
+ * Those with access for good: the days before inactiveBefore's UTC day from the counts the enrollments'
+ * triggers keep per day of last activity (migration 025), and that day's own stretch from the activity
+ * index. Those whose access ends: the ones that have not ended yet, from the expiry index (migration 024).
+ */
+async function countAtRisk(scope: SiteScope, inactiveBefore: number, expiringBy: number | null, now: number): Promise<{ n: number }> {
+  const firstDay = Math.floor(inactiveBefore / DAY_MS);
+  const open = scope.db
+    .selectFrom('enrollments as e')
+    .where('e.site_id', '=', scope.siteId)
+    .where('e.revoked_at', 'is', null)
+    .where('e.completed_at', 'is', null);
+  const [days, dayOf, timed] = await Promise.all([
+    scope.db
+      .selectFrom('open_enrollment_activity')
+      .where('site_id', '=', scope.siteId)
+      .where('day', '<', firstDay)
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+      .executeTakeFirstOrThrow(),
+    open
+      .where((eb) => eb.or([eb('e.lifetime_access', '=', 1), eb('e.access_expires_at', 'is', null)]))
+      .where('e.last_activity_at', '>=', firstDay * DAY_MS)
+      .where('e.last_activity_at', '<', inactiveBefore)
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow(),
+    open
+      .where('e.lifetime_access', '=', 0)
+      .where('e.access_expires_at', '>', now)
+      .where((eb) =>
+        eb.or([
+          eb('e.last_activity_at', 'is', null),
+          eb('e.last_activity_at', '<', inactiveBefore),
+          ...(expiringBy !== null ? [eb('e.access_expires_at', '<=', expiringBy)] : []),
+        ]),
+      )
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { n: Number(days.n) + Number(dayOf.n) + Number(timed.n) };
+}
+
+/**
  * Enrollments with access now and not completed whose learner has been inactive for `inactiveDays`
  * (or never started) or whose access ends within `expiringWithinDays`; longest inactive first.
  */
@@ -315,7 +357,9 @@ export async function atRiskLearners(
       .orderBy('e.id')
       .limit(size + 1)
       .execute(),
-    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    inactiveBefore === null
+      ? base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
+      : countAtRisk(scope, inactiveBefore, expiringBy, now),
   ]);
   const items = rows.map((r): AtRisk => {
     const last = r.last_activity_at === null ? null : Number(r.last_activity_at);

@@ -24,6 +24,7 @@ import * as m021 from './migrations/021-order-sums.js';
 import * as m022 from './migrations/022-audit-counts-by-app.js';
 import * as m023 from './migrations/023-enrollment-counts.js';
 import * as m024 from './migrations/024-open-enrollments-by-activity.js';
+import * as m025 from './migrations/025-open-enrollments-by-activity-day.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '022-audit-counts-by-app': m022,
   '023-enrollment-counts': m023,
   '024-open-enrollments-by-activity': m024,
+  '025-open-enrollments-by-activity-day': m025,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -203,6 +203,18 @@ export interface EnrollmentCountsTable {
   n: number;
 }
 
+/**
+ * Open enrollments with access for good (not revoked, not completed, lifetime or no end date) per site and
+ * UTC day of last activity (-1: never active), kept by triggers (migration 025); a count sums the slots.
+ */
+export interface OpenEnrollmentActivityTable {
+  site_id: string;
+  day: number;
+  /** PostgreSQL: the writing connection's slot; a slot's row may be negative, only the sum over slots counts. SQLite: 0. */
+  slot: number;
+  n: number;
+}
+
 /** Orders per site and status, kept by triggers (migration 020); a total sums a status's slots. */
 export interface OrderCountsTable {
   site_id: string;
@@ -285,6 +297,7 @@ export interface Database extends SchoolTables {
   site_role_counts: SiteRoleCountsTable;
   audit_event_counts: AuditEventCountsTable;
   order_counts: OrderCountsTable;
+  open_enrollment_activity: OpenEnrollmentActivityTable;
   enrollment_counts: EnrollmentCountsTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;

@@ -4,7 +4,8 @@
 // RESULTS.md, thirteenth session). This partial index holds the open enrollments in the page's order (last
 // activity, never-active first, then id) with the access columns the filter reads, so the page reads its
 // first entries and the total counts index entries without visiting the table. Learners whose access ends
-// soon, asked alone, are a range of a second partial index on the open timed enrollments' expiry.
+// soon, asked alone, are a range of a second partial index on the open timed enrollments' expiry (with
+// their last activity, for the inactive among the timed ones that still have access).
 //
 // Operators of a large PostgreSQL deployment can build it beforehand without blocking writes (README,
 // "Running on PostgreSQL"); the migration then keeps it.
@@ -20,7 +21,7 @@ export async function up(db: AnyDb): Promise<void> {
   await sql`create index if not exists enrollments_open_by_activity
     on enrollments (site_id, ${activity}, id, lifetime_access, access_expires_at)
     where revoked_at is null and completed_at is null`.execute(db);
-  await sql`create index if not exists enrollments_open_by_expiry on enrollments (site_id, access_expires_at)
+  await sql`create index if not exists enrollments_open_by_expiry on enrollments (site_id, access_expires_at, last_activity_at)
     where revoked_at is null and completed_at is null and lifetime_access = 0`.execute(db);
 }
 
