@@ -117,10 +117,21 @@ async function grow(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promi
   const perDay = total / 365;
   const rollups = days.flatMap(({ d, day }) => {
     const count = Math.floor(perDay) + (d < total % 365 ? 1 : 0);
+    // Order and enrollment n (n % 365 = d) belong to course (n - 1) / STUDENTS + 1: each course's share of the day.
+    const perCourse = Array.from({ length: Math.ceil(total / STUDENTS) }, (_, k) => {
+      const [a, b] = [k * STUDENTS + 1, Math.min(total, (k + 1) * STUDENTS)];
+      const inCourse = Math.floor((b - d) / 365) - Math.floor((a - 1 - d) / 365);
+      return [
+        { site_id: s, metric: 'revenue', dim: `product:course:crs_bench_${k + 1}`, day, value: inCourse * 4900 },
+        { site_id: s, metric: 'orders', dim: `product:course:crs_bench_${k + 1}`, day, value: inCourse },
+        { site_id: s, metric: 'new_enrollments', dim: `course:crs_bench_${k + 1}`, day, value: inCourse },
+      ];
+    });
     return [
       { site_id: s, metric: 'revenue', dim: '', day, value: count * 4900 },
       { site_id: s, metric: 'orders', dim: '', day, value: count },
       { site_id: s, metric: 'new_enrollments', dim: '', day, value: count },
+      ...perCourse.flat(),
     ];
   });
   for (let i = 0; i < rollups.length; i += 300)
@@ -229,6 +240,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       '/api/admin/v1/students?limit=100',
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/orders?limit=100',
+      '/api/admin/v1/orders?productId=crs_bench_1&limit=100',
       `/api/admin/v1/orders/summary?from=${monthAgo}&to=${today}`,
       `/api/admin/v1/orders/summary?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/courses/crs_bench_1/enrollments?limit=100',

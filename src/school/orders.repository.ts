@@ -155,25 +155,24 @@ const LIST = 'operator_orders';
  * looked up a person per order (360-400 ms against 57-72 ms at a million orders on SQLite).
  */
 function filtered(scope: SiteScope, filter: OrderFilter) {
-  return scope.db
-    .selectFrom('orders as o')
-    .where('o.site_id', '=', scope.siteId)
-    .$if(filter.status !== undefined, (qb) => qb.where('o.status', '=', filter.status ?? 'paid'))
-    .$if(filter.from !== undefined, (qb) => qb.where('o.created_at', '>=', filter.from ?? 0))
-    .$if(filter.to !== undefined, (qb) => qb.where('o.created_at', '<', filter.to ?? 0))
-    .$if(filter.couponCode !== undefined, (qb) => qb.where('o.coupon_code', '=', filter.couponCode ?? ''))
-    .$if(filter.studentId !== undefined, (qb) => qb.where('o.person_id', '=', filter.studentId ?? ''))
-    .$if(filter.productId !== undefined, (qb) =>
-      qb.where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('order_lines as l')
-            .select('l.id')
-            .whereRef('l.order_id', '=', 'o.id')
-            .where('l.site_id', '=', scope.siteId)
-            .where('l.product_id', '=', filter.productId ?? ''),
-        ),
-      ),
-    );
+  return (
+    scope.db
+      .selectFrom('orders as o')
+      .where('o.site_id', '=', scope.siteId)
+      .$if(filter.status !== undefined, (qb) => qb.where('o.status', '=', filter.status ?? 'paid'))
+      .$if(filter.from !== undefined, (qb) => qb.where('o.created_at', '>=', filter.from ?? 0))
+      .$if(filter.to !== undefined, (qb) => qb.where('o.created_at', '<', filter.to ?? 0))
+      .$if(filter.couponCode !== undefined, (qb) => qb.where('o.coupon_code', '=', filter.couponCode ?? ''))
+      .$if(filter.studentId !== undefined, (qb) => qb.where('o.person_id', '=', filter.studentId ?? ''))
+      // The product's orders read once from its lines (index-only, migration 026). An EXISTS per order was
+      // answered from the product's lines for every order: all of them for each of a million orders.
+      .$if(filter.productId !== undefined, (qb) => qb.where('o.id', 'in', productLines(scope, filter.productId ?? '').select('l.order_id')))
+  );
+}
+
+/** The site's order lines of a product. */
+function productLines(scope: SiteScope, productId: string) {
+  return scope.db.selectFrom('order_lines as l').where('l.site_id', '=', scope.siteId).where('l.product_id', '=', productId);
 }
 
 function withStudents(orders: ReturnType<typeof filtered>) {
@@ -254,6 +253,14 @@ export async function pageOrders(scope: SiteScope, filter: OrderFilter, request:
  */
 export async function countOrders(scope: SiteScope, filter: OrderFilter): Promise<number> {
   const { status, ...rest } = filter;
+  const { productId, ...others } = filter;
+  if (productId !== undefined && Object.values(others).every((value) => value === undefined)) {
+    // A product alone: its distinct orders, counted from the index of its lines.
+    const row = await productLines(scope, productId)
+      .select((eb) => eb.fn.count<number | string>('l.order_id').distinct().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
   const row = Object.values(rest).every((value) => value === undefined)
     ? await scope.db
         .selectFrom('order_counts')

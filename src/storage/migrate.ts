@@ -25,6 +25,7 @@ import * as m022 from './migrations/022-audit-counts-by-app.js';
 import * as m023 from './migrations/023-enrollment-counts.js';
 import * as m024 from './migrations/024-open-enrollments-by-activity.js';
 import * as m025 from './migrations/025-open-enrollments-by-activity-day.js';
+import * as m026 from './migrations/026-order-lines-by-product.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '023-enrollment-counts': m023,
   '024-open-enrollments-by-activity': m024,
   '025-open-enrollments-by-activity-day': m025,
+  '026-order-lines-by-product': m026,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -1,0 +1,128 @@
+// The orders list filtered by product (GET /orders?productId=): the orders with at least one line of the
+// product, newest first, alone or with the other filters, and its total (each order once, however many of
+// its lines are of the product). Pages and totals must equal what the orders and lines say, on both stores,
+// through the lines' (site, product, order) index of migration 026.
+import { type Kysely, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countOrders, type OrderFilter, pageOrders } from '../../src/school/orders.repository.js';
+import type { Database } from '../../src/storage/schema.js';
+import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { DAY, insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
+
+const PRODUCTS = ['crs_x', 'crs_y', 'dp_z'];
+
+/** 90 orders over 90 days; order i has a line of PRODUCTS[i % 3], every fifth a second line of crs_y, every seventh two lines of crs_x. */
+async function seed(db: Kysely<Database>): Promise<void> {
+  await insertSite(db, { id: 'site_a', name: 'A', origin: 'http://a.test', variant: 'A' });
+  await insertSite(db, { id: 'site_b', name: 'B', origin: 'http://b.test', variant: 'A' });
+  await insertPerson(db, { id: 'per_1', email: 'one@a.test', name: 'One' });
+  await insertPerson(db, { id: 'per_2', email: 'two@a.test', name: 'Two' });
+  for (const siteId of ['site_a', 'site_b']) {
+    const orders = Array.from({ length: siteId === 'site_a' ? 90 : 5 }, (_, i) => ({
+      id: `${siteId}_ord_${i}`,
+      site_id: siteId,
+      number: i + 1,
+      person_id: i % 2 === 0 ? 'per_1' : 'per_2',
+      status: (i % 4 === 0 ? 'refunded' : 'paid') as 'refunded' | 'paid',
+      currency: 'EUR',
+      subtotal_cents: 1000,
+      discount_cents: 0,
+      total_cents: 1000,
+      refunded_cents: i % 4 === 0 ? 1000 : 0,
+      coupon_code: null,
+      // Two orders share each time, so the id breaks the tie.
+      created_at: TEST_NOW - Math.floor(i / 2) * DAY,
+      paid_at: TEST_NOW,
+    }));
+    await db.insertInto('orders').values(orders).execute();
+    const lines = orders.flatMap((o, i) =>
+      [
+        { product: PRODUCTS[i % 3] ?? 'crs_x', n: 1 },
+        ...(i % 5 === 0 ? [{ product: 'crs_y', n: 2 }] : []),
+        ...(i % 7 === 0
+          ? [
+              { product: 'crs_x', n: 3 },
+              { product: 'crs_x', n: 4 },
+            ]
+          : []),
+      ].map((l) => ({
+        id: `${o.id}-${l.n}`,
+        site_id: siteId,
+        order_id: o.id,
+        product_type: 'course' as const,
+        product_id: l.product,
+        title: l.product,
+        quantity: 1,
+        unit_price_cents: 1000,
+        amount_cents: 1000,
+      })),
+    );
+    await db.insertInto('order_lines').values(lines).execute();
+  }
+}
+
+/** The filter's orders the slow way: every order and line of the site read here. */
+async function expected(db: Kysely<Database>, filter: OrderFilter): Promise<string[]> {
+  const orders = await db.selectFrom('orders').where('site_id', '=', 'site_a').selectAll().execute();
+  const lines = await db.selectFrom('order_lines').where('site_id', '=', 'site_a').select(['order_id', 'product_id']).execute();
+  return orders
+    .filter((o) => lines.some((l) => l.order_id === o.id && l.product_id === filter.productId))
+    .filter((o) => filter.status === undefined || o.status === filter.status)
+    .filter((o) => filter.from === undefined || Number(o.created_at) >= filter.from)
+    .filter((o) => filter.studentId === undefined || o.person_id === filter.studentId)
+    .sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : -1))
+    .map((o) => o.id);
+}
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`orders by product (${dialect})`, () => {
+    let s: SchoolStore;
+    beforeAll(async () => {
+      s = await openSchoolStore(dialect);
+      await seed(s.db);
+    });
+    afterAll(() => s?.close());
+
+    const filters: OrderFilter[] = [
+      { productId: 'crs_x' },
+      { productId: 'crs_y' },
+      { productId: 'dp_z' },
+      { productId: 'nothing' },
+      { productId: 'crs_x', status: 'refunded' },
+      { productId: 'crs_y', from: TEST_NOW - 20 * DAY },
+      { productId: 'crs_x', studentId: 'per_2', status: 'paid' },
+    ];
+    for (const filter of filters) {
+      it(`${JSON.stringify(filter)}: pages of seven, newest first, each order once, and the total`, async () => {
+        const want = await expected(s.db, filter);
+        const scope = { db: s.db, siteId: 'site_a' };
+        const got: string[] = [];
+        let after: string | undefined;
+        for (let pages = 0; pages < 30; pages++) {
+          const page = await pageOrders(scope, filter, { first: 7, after });
+          got.push(...page.edges.map((e) => e.node.id));
+          if (!page.hasNextPage || !page.endCursor) break;
+          after = page.endCursor;
+        }
+        expect(got).toEqual(want);
+        expect(await countOrders(scope, filter)).toBe(want.length);
+      });
+    }
+
+    it('the expected lists are not trivial: orders with several lines of the product are in them', async () => {
+      expect((await expected(s.db, { productId: 'crs_x' })).length).toBeGreaterThan(30);
+      expect(await expected(s.db, { productId: 'crs_x' })).toContain('site_a_ord_7');
+    });
+
+    if (dialect === 'sqlite') {
+      it("a product's orders are read from its lines' index once, not looked up per order", async () => {
+        const { rows } = await sql<{ detail: string }>`explain query plan
+          select count(*) from orders o where o.site_id = 'site_a'
+            and o.id in (select l.order_id from order_lines l where l.site_id = 'site_a' and l.product_id = 'crs_x')`.execute(s.db);
+        const plan = rows.map((r) => r.detail).join(' | ');
+        expect(plan).toContain('order_lines_product_order');
+        expect(plan).not.toContain('CORRELATED');
+      });
+    }
+  });
+}
