@@ -1,7 +1,9 @@
 // Orders (CONTRACT 6 orders): what students bought, with lines, payments and refunds. There is no
 // checkout; orders are placed by the demo seed and by the domain through placeOrder, which books the
 // analytics roll-ups in the same transaction as the order.
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { newId } from '../kernel/random.js';
+import type { Database } from '../storage/schema.js';
 import type { OrderStatus, ProductType } from '../storage/school-schema.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 import { book, lineRevenue, localDay, productDim, SCHOOL, siteTimeZone } from './rollups.js';
@@ -68,6 +70,7 @@ export async function placeOrder(scope: SiteScope, order: NewOrder): Promise<str
         quantity: l.quantity,
         unit_price_cents: l.unitPriceCents,
         amount_cents: amounts[i] ?? 0,
+        created_at: order.at,
       })),
     )
     .execute();
@@ -175,6 +178,15 @@ function productLines(scope: SiteScope, productId: string) {
   return scope.db.selectFrom('order_lines as l').where('l.site_id', '=', scope.siteId).where('l.product_id', '=', productId);
 }
 
+/** The filter's conditions on the order itself (status, coupon, student), for queries that reach orders from their lines. */
+function orderMatches(eb: ExpressionBuilder<Database & { o: Database['orders'] }, 'o'>, filter: OrderFilter): Expression<SqlBool> {
+  return eb.and([
+    ...(filter.status !== undefined ? [eb('o.status', '=', filter.status)] : []),
+    ...(filter.couponCode !== undefined ? [eb('o.coupon_code', '=', filter.couponCode)] : []),
+    ...(filter.studentId !== undefined ? [eb('o.person_id', '=', filter.studentId)] : []),
+  ]);
+}
+
 function withStudents(orders: ReturnType<typeof filtered>) {
   return orders.innerJoin('people as p', 'p.id', 'o.person_id');
 }
@@ -229,6 +241,7 @@ const COLUMNS = [
 
 /** Orders matching the filter, newest first. */
 export async function pageOrders(scope: SiteScope, filter: OrderFilter, request: PageRequest): Promise<Page<OrderSummaryRow>> {
+  if (filter.productId !== undefined) return pageProductOrders(scope, filter.productId, filter, request);
   const { size, after } = pageQuery(LIST, request);
   const rows = await withStudents(filtered(scope, filter))
     .$if(after !== null, (qb) =>
@@ -248,17 +261,73 @@ export async function pageOrders(scope: SiteScope, filter: OrderFilter, request:
 }
 
 /**
+ * A product's orders matching the filter, newest first, walked from the product's lines, which carry
+ * their order's time (migration 026): the page reads its first entries of the (site, product, time, order)
+ * index, however many orders the product or the site has. An order with several lines of the product is
+ * listed at its first line only. The other filters apply to the orders met on the way.
+ */
+async function pageProductOrders(
+  scope: SiteScope,
+  productId: string,
+  filter: OrderFilter,
+  request: PageRequest,
+): Promise<Page<OrderSummaryRow>> {
+  const { size, after } = pageQuery(LIST, request);
+  const rows = await productLines(scope, productId)
+    .innerJoin('orders as o', 'o.id', 'l.order_id')
+    .innerJoin('people as p', 'p.id', 'o.person_id')
+    .where('o.site_id', '=', scope.siteId)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('order_lines as x')
+            .select('x.id')
+            .whereRef('x.order_id', '=', 'l.order_id')
+            .where('x.product_id', '=', productId)
+            .whereRef('x.id', '<', 'l.id'),
+        ),
+      ),
+    )
+    .where((eb) => orderMatches(eb, filter))
+    .$if(filter.from !== undefined, (qb) => qb.where('l.created_at', '>=', filter.from ?? 0))
+    .$if(filter.to !== undefined, (qb) => qb.where('l.created_at', '<', filter.to ?? 0))
+    .$if(after !== null, (qb) =>
+      qb.where((eb) =>
+        eb.or([
+          eb('l.created_at', '<', after?.sort ?? 0),
+          eb.and([eb('l.created_at', '=', after?.sort ?? 0), eb('l.order_id', '<', after?.id ?? '')]),
+        ]),
+      ),
+    )
+    .select(COLUMNS)
+    .orderBy('l.created_at', 'desc')
+    .orderBy('l.order_id', 'desc')
+    .limit(size + 1)
+    .execute();
+  return toPage(LIST, rows.map(toSummary), size, (o) => ({ sort: o.createdAt, id: o.id }));
+}
+
+/**
  * How many orders match the filter. With no filter but a status, from the counts that the orders'
  * triggers keep (migration 020): a few rows however many orders.
  */
 export async function countOrders(scope: SiteScope, filter: OrderFilter): Promise<number> {
   const { status, ...rest } = filter;
   const { productId, ...others } = filter;
-  if (productId !== undefined && Object.values(others).every((value) => value === undefined)) {
-    // A product alone: its distinct orders, counted from the index of its lines.
-    const row = await productLines(scope, productId)
-      .select((eb) => eb.fn.count<number | string>('l.order_id').distinct().as('n'))
-      .executeTakeFirstOrThrow();
+  if (productId !== undefined) {
+    // A product's distinct orders, counted from the index of its lines (alone, without visiting a row;
+    // with other filters, looking up the orders of the product's lines only).
+    const lines = productLines(scope, productId)
+      .$if(filter.from !== undefined, (qb) => qb.where('l.created_at', '>=', filter.from ?? 0))
+      .$if(filter.to !== undefined, (qb) => qb.where('l.created_at', '<', filter.to ?? 0));
+    const onOrders = others.status !== undefined || others.couponCode !== undefined || others.studentId !== undefined;
+    const row = await (onOrders
+      ? lines
+          .innerJoin('orders as o', 'o.id', 'l.order_id')
+          .where((eb) => orderMatches(eb, filter))
+          .select((eb) => eb.fn.count<number | string>('l.order_id').distinct().as('n'))
+      : lines.select((eb) => eb.fn.count<number | string>('l.order_id').distinct().as('n'))
+    ).executeTakeFirstOrThrow();
     return Number(row.n);
   }
   const row = Object.values(rest).every((value) => value === undefined)

@@ -258,6 +258,8 @@ export interface OrderLinesTable {
   quantity: number;
   unit_price_cents: number;
   amount_cents: number;
+  /** The order's created_at, kept equal by triggers (migration 026); a writer may leave it out. */
+  created_at: number | null;
 }
 
 export interface PaymentsTable {

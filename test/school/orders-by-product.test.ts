@@ -1,7 +1,7 @@
 // The orders list filtered by product (GET /orders?productId=): the orders with at least one line of the
 // product, newest first, alone or with the other filters, and its total (each order once, however many of
 // its lines are of the product). Pages and totals must equal what the orders and lines say, on both stores,
-// through the lines' (site, product, order) index of migration 026.
+// through the lines' (site, product, time, order) index of migration 026.
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countOrders, type OrderFilter, pageOrders } from '../../src/school/orders.repository.js';
@@ -114,14 +114,36 @@ for (const dialect of DIALECTS) {
       expect(await expected(s.db, { productId: 'crs_x' })).toContain('site_a_ord_7');
     });
 
+    it("a line carries its order's time: given by the trigger when written without it, and moved with the order", async () => {
+      const times = async () =>
+        (
+          await s.db
+            .selectFrom('order_lines as l')
+            .innerJoin('orders as o', 'o.id', 'l.order_id')
+            .select(['l.created_at as line', 'o.created_at as order'])
+            .execute()
+        ).map((r) => [Number(r.line), Number(r.order)]);
+      expect((await times()).every(([line, order]) => line === order)).toBe(true);
+      await s.db
+        .updateTable('orders')
+        .set({ created_at: TEST_NOW + DAY })
+        .where('id', '=', 'site_a_ord_88')
+        .execute();
+      expect((await times()).every(([line, order]) => line === order)).toBe(true);
+      const page = await pageOrders({ db: s.db, siteId: 'site_a' }, { productId: 'crs_y' }, { first: 1 });
+      expect(page.edges[0]?.node.id).toBe('site_a_ord_88');
+      expect(page.edges[0]?.node.id).toBe((await expected(s.db, { productId: 'crs_y' }))[0]);
+    });
+
     if (dialect === 'sqlite') {
-      it("a product's orders are read from its lines' index once, not looked up per order", async () => {
+      it("a product's page walks its lines' (site, product, time, order) index newest first, without sorting", async () => {
         const { rows } = await sql<{ detail: string }>`explain query plan
-          select count(*) from orders o where o.site_id = 'site_a'
-            and o.id in (select l.order_id from order_lines l where l.site_id = 'site_a' and l.product_id = 'crs_x')`.execute(s.db);
+          select o.id from order_lines l join orders o on o.id = l.order_id
+          where l.site_id = 'site_a' and l.product_id = 'crs_x' and o.site_id = 'site_a'
+          order by l.created_at desc, l.order_id desc limit 8`.execute(s.db);
         const plan = rows.map((r) => r.detail).join(' | ');
-        expect(plan).toContain('order_lines_product_order');
-        expect(plan).not.toContain('CORRELATED');
+        expect(plan).toContain('order_lines_product_time');
+        expect(plan).not.toContain('TEMP B-TREE');
       });
     }
   });
