@@ -26,6 +26,7 @@ import * as m023 from './migrations/023-enrollment-counts.js';
 import * as m024 from './migrations/024-open-enrollments-by-activity.js';
 import * as m025 from './migrations/025-open-enrollments-by-activity-day.js';
 import * as m026 from './migrations/026-order-lines-by-product.js';
+import * as m027 from './migrations/027-order-product-counts.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '024-open-enrollments-by-activity': m024,
   '025-open-enrollments-by-activity-day': m025,
   '026-order-lines-by-product': m026,
+  '027-order-product-counts': m027,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -215,6 +215,15 @@ export interface OpenEnrollmentActivityTable {
   n: number;
 }
 
+/** Orders with at least one line of a product, per site and product, kept by triggers (migration 027). */
+export interface OrderProductCountsTable {
+  site_id: string;
+  product_id: string;
+  /** PostgreSQL: the writing connection's slot, so concurrent orders do not queue on one row. SQLite: 0. */
+  slot: number;
+  n: number;
+}
+
 /** Orders per site and status, kept by triggers (migration 020); a total sums a status's slots. */
 export interface OrderCountsTable {
   site_id: string;
@@ -297,6 +306,7 @@ export interface Database extends SchoolTables {
   site_role_counts: SiteRoleCountsTable;
   audit_event_counts: AuditEventCountsTable;
   order_counts: OrderCountsTable;
+  order_product_counts: OrderProductCountsTable;
   open_enrollment_activity: OpenEnrollmentActivityTable;
   enrollment_counts: EnrollmentCountsTable;
   audit_event_app_counts: AuditEventAppCountsTable;

@@ -5,6 +5,7 @@
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countOrders, type OrderFilter, pageOrders } from '../../src/school/orders.repository.js';
+import * as m027 from '../../src/storage/migrations/027-order-product-counts.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { DAY, insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
@@ -133,6 +134,63 @@ for (const dialect of DIALECTS) {
       const page = await pageOrders({ db: s.db, siteId: 'site_a' }, { productId: 'crs_y' }, { first: 1 });
       expect(page.edges[0]?.node.id).toBe('site_a_ord_88');
       expect(page.edges[0]?.node.id).toBe((await expected(s.db, { productId: 'crs_y' }))[0]);
+    });
+
+    it("a product's total follows its lines: two lines of one order count once, removed lines, a moved line, a deleted order, the migration", async () => {
+      const scope = { db: s.db, siteId: 'site_a' };
+      const agree = async () => {
+        for (const productId of [...PRODUCTS, 'crs_w'])
+          expect({ productId, n: await countOrders(scope, { productId }) }).toEqual({
+            productId,
+            n: (await expected(s.db, { productId })).length,
+          });
+      };
+      const linesOf7 = await s.db
+        .selectFrom('order_lines')
+        .where('order_id', '=', 'site_a_ord_7')
+        .where('product_id', '=', 'crs_x')
+        .select('id')
+        .execute();
+      expect(linesOf7.length).toBe(2);
+      await s.db
+        .deleteFrom('order_lines')
+        .where('id', '=', linesOf7[0]?.id ?? '')
+        .execute();
+      await agree();
+      await s.db
+        .deleteFrom('order_lines')
+        .where('id', '=', linesOf7[1]?.id ?? '')
+        .execute();
+      await agree();
+      await s.db
+        .updateTable('order_lines')
+        .set({ product_id: 'crs_w' })
+        .where('order_id', 'in', ['site_a_ord_1', 'site_a_ord_10'])
+        .execute();
+      await s.db.updateTable('order_lines').set({ title: 'renamed' }).where('site_id', '=', 'site_a').execute();
+      await agree();
+      await s.db.deleteFrom('orders').where('id', 'in', ['site_a_ord_3', 'site_a_ord_4']).execute();
+      await agree();
+      await s.db
+        .insertInto('order_lines')
+        .values(
+          ['a', 'b', 'c'].map((n) => ({
+            id: `site_a_ord_5-extra-${n}`,
+            site_id: 'site_a',
+            order_id: 'site_a_ord_5',
+            product_type: 'course' as const,
+            product_id: 'crs_w',
+            title: 'w',
+            quantity: 1,
+            unit_price_cents: 1,
+            amount_cents: 1,
+          })),
+        )
+        .execute();
+      await agree();
+      await m027.down(s.db);
+      await m027.up(s.db);
+      await agree();
     });
 
     if (dialect === 'sqlite') {
