@@ -155,22 +155,16 @@ const LIST = 'operator_orders';
 /**
  * The site's orders matching the filter. People are joined only where a row shows its student's name
  * (withStudents): every order has its person (a non-null foreign key), and a total that joined them
- * looked up a person per order (360-400 ms against 57-72 ms at a million orders on SQLite).
+ * looked up a person per order (360-400 ms against 57-72 ms at a million orders on SQLite). A product's
+ * orders are reached from its lines instead (pageProductOrders, countOrders).
  */
-function filtered(scope: SiteScope, filter: OrderFilter) {
-  return (
-    scope.db
-      .selectFrom('orders as o')
-      .where('o.site_id', '=', scope.siteId)
-      .$if(filter.status !== undefined, (qb) => qb.where('o.status', '=', filter.status ?? 'paid'))
-      .$if(filter.from !== undefined, (qb) => qb.where('o.created_at', '>=', filter.from ?? 0))
-      .$if(filter.to !== undefined, (qb) => qb.where('o.created_at', '<', filter.to ?? 0))
-      .$if(filter.couponCode !== undefined, (qb) => qb.where('o.coupon_code', '=', filter.couponCode ?? ''))
-      .$if(filter.studentId !== undefined, (qb) => qb.where('o.person_id', '=', filter.studentId ?? ''))
-      // The product's orders read once from its lines (index-only, migration 026). An EXISTS per order was
-      // answered from the product's lines for every order: all of them for each of a million orders.
-      .$if(filter.productId !== undefined, (qb) => qb.where('o.id', 'in', productLines(scope, filter.productId ?? '').select('l.order_id')))
-  );
+function filtered(scope: SiteScope, filter: Omit<OrderFilter, 'productId'>) {
+  return scope.db
+    .selectFrom('orders as o')
+    .where('o.site_id', '=', scope.siteId)
+    .where((eb) => orderMatches(eb, filter))
+    .$if(filter.from !== undefined, (qb) => qb.where('o.created_at', '>=', filter.from ?? 0))
+    .$if(filter.to !== undefined, (qb) => qb.where('o.created_at', '<', filter.to ?? 0));
 }
 
 /** The site's order lines of a product. */
@@ -178,8 +172,11 @@ function productLines(scope: SiteScope, productId: string) {
   return scope.db.selectFrom('order_lines as l').where('l.site_id', '=', scope.siteId).where('l.product_id', '=', productId);
 }
 
-/** The filter's conditions on the order itself (status, coupon, student), for queries that reach orders from their lines. */
-function orderMatches(eb: ExpressionBuilder<Database & { o: Database['orders'] }, 'o'>, filter: OrderFilter): Expression<SqlBool> {
+/** The filter's conditions on the order itself (status, coupon, student), for the orders and for a product's lines' orders alike. */
+function orderMatches(
+  eb: ExpressionBuilder<Database & { o: Database['orders'] }, 'o'>,
+  filter: Omit<OrderFilter, 'productId'>,
+): Expression<SqlBool> {
   return eb.and([
     ...(filter.status !== undefined ? [eb('o.status', '=', filter.status)] : []),
     ...(filter.couponCode !== undefined ? [eb('o.coupon_code', '=', filter.couponCode)] : []),

@@ -8,23 +8,11 @@ import { type AuditFilter, type AuditKind, countAudit, pageAudit, recordAudit } 
 import { Janitor } from '../../src/maintenance/janitor.js';
 import * as m019 from '../../src/storage/migrations/019-audit-log-by-actor-and-app.js';
 import type { Database } from '../../src/storage/schema.js';
+import { countedAuditEvents } from '../helpers/audit-counting.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { DAY, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
 
-/** Counts each filter the slow way, from the events. */
-async function counted(db: Kysely<Database>, siteId: string, filter: AuditFilter): Promise<number> {
-  const row = await db
-    .selectFrom('audit_events')
-    .where('site_id', '=', siteId)
-    .$if(filter.action !== undefined, (qb) =>
-      filter.action?.endsWith('.') ? qb.where('kind', 'like', `${filter.action}%`) : qb.where('kind', '=', filter.action ?? ''),
-    )
-    .$if(filter.actorId !== undefined, (qb) => qb.where('person_id', '=', filter.actorId ?? ''))
-    .$if(filter.clientId !== undefined, (qb) => qb.where('client_id', '=', filter.clientId ?? ''))
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const counted = countedAuditEvents;
 
 const FILTERS: AuditFilter[] = [
   {},
