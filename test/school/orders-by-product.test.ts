@@ -193,6 +193,61 @@ for (const dialect of DIALECTS) {
       await agree();
     });
 
+    if (dialect === 'postgres') {
+      it("concurrent orders of one product on several connections each add to their own slot, and the product's total is every order", async () => {
+        const before = await countOrders({ db: s.db, siteId: 'site_a' }, { productId: 'crs_v' });
+        await Promise.all(
+          Array.from({ length: 8 }, (_, c) =>
+            s.db.transaction().execute(async (trx) => {
+              const ids = Array.from({ length: 5 }, (_, i) => `site_a_conc_${c}_${i}`);
+              await trx
+                .insertInto('orders')
+                .values(
+                  ids.map((id, i) => ({
+                    id,
+                    site_id: 'site_a',
+                    number: 1000 + c * 10 + i,
+                    person_id: 'per_1',
+                    status: 'paid' as const,
+                    currency: 'EUR',
+                    subtotal_cents: 1,
+                    discount_cents: 0,
+                    total_cents: 1,
+                    refunded_cents: 0,
+                    coupon_code: null,
+                    created_at: TEST_NOW + c,
+                    paid_at: TEST_NOW,
+                  })),
+                )
+                .execute();
+              await trx
+                .insertInto('order_lines')
+                .values(
+                  ids.flatMap((id) =>
+                    [1, 2].map((n) => ({
+                      id: `${id}-${n}`,
+                      site_id: 'site_a',
+                      order_id: id,
+                      product_type: 'course' as const,
+                      product_id: 'crs_v',
+                      title: 'v',
+                      quantity: 1,
+                      unit_price_cents: 1,
+                      amount_cents: 1,
+                    })),
+                  ),
+                )
+                .execute();
+            }),
+          ),
+        );
+        expect(await countOrders({ db: s.db, siteId: 'site_a' }, { productId: 'crs_v' })).toBe(before + 40);
+        expect((await expected(s.db, { productId: 'crs_v' })).length).toBe(before + 40);
+        const slots = await s.db.selectFrom('order_product_counts').where('product_id', '=', 'crs_v').select('slot').execute();
+        expect(new Set(slots.map((r) => r.slot)).size).toBeGreaterThan(1);
+      });
+    }
+
     if (dialect === 'sqlite') {
       it("a product's page walks its lines' (site, product, time, order) index newest first, without sorting", async () => {
         const { rows } = await sql<{ detail: string }>`explain query plan
