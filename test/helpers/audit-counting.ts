@@ -16,3 +16,19 @@ export async function countedAuditEvents(db: Kysely<Database>, siteId: string, f
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Each filter's total as the service answers it (`answer`) beside the slow count of the events. */
+export async function auditTotals(
+  db: Kysely<Database>,
+  siteId: string,
+  filters: readonly AuditFilter[],
+  answer: (filter: AuditFilter) => Promise<number>,
+): Promise<{ answered: number[]; events: number[] }> {
+  const answered: number[] = [];
+  const events: number[] = [];
+  for (const filter of filters) {
+    answered.push(await answer(filter));
+    events.push(await countedAuditEvents(db, siteId, filter));
+  }
+  return { answered, events };
+}

@@ -8,7 +8,7 @@ import { type AuditFilter, type AuditKind, countAudit, pageAuditWithTotal, recor
 import { Janitor } from '../../src/maintenance/janitor.js';
 import * as m022 from '../../src/storage/migrations/022-audit-counts-by-app.js';
 import type { Database } from '../../src/storage/schema.js';
-import { countedAuditEvents } from '../helpers/audit-counting.js';
+import { auditTotals, countedAuditEvents } from '../helpers/audit-counting.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { DAY, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
 
@@ -28,15 +28,8 @@ const FILTERS: AuditFilter[] = [
 ];
 
 /** Every filter's total, as GET /audit_events answers it and as the events say. */
-async function totals(db: Kysely<Database>, siteId: string): Promise<{ answered: number[]; events: number[] }> {
-  const answered: number[] = [];
-  const events: number[] = [];
-  for (const filter of FILTERS) {
-    answered.push((await pageAuditWithTotal(db, siteId, filter, { first: 1 })).total);
-    events.push(await counted(db, siteId, filter));
-  }
-  return { answered, events };
-}
+const totals = (db: Kysely<Database>, siteId: string) =>
+  auditTotals(db, siteId, FILTERS, async (filter) => (await pageAuditWithTotal(db, siteId, filter, { first: 1 })).total);
 
 /** n events of a site in one multi-row statement, spread over four apps (every fifth without one). */
 async function insertEvents(db: Kysely<Database>, siteId: string, n: number, at: number, kind = 'token.refreshed'): Promise<void> {

@@ -8,7 +8,7 @@ import { type AuditFilter, type AuditKind, countAudit, pageAudit, recordAudit } 
 import { Janitor } from '../../src/maintenance/janitor.js';
 import * as m019 from '../../src/storage/migrations/019-audit-log-by-actor-and-app.js';
 import type { Database } from '../../src/storage/schema.js';
-import { countedAuditEvents } from '../helpers/audit-counting.js';
+import { auditTotals, countedAuditEvents } from '../helpers/audit-counting.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { DAY, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
 
@@ -26,15 +26,7 @@ const FILTERS: AuditFilter[] = [
 ];
 
 /** Every filter's total, as GET /audit_events answers it and as the events say. */
-async function totals(db: Kysely<Database>, siteId: string): Promise<{ answered: number[]; events: number[] }> {
-  const answered: number[] = [];
-  const events: number[] = [];
-  for (const filter of FILTERS) {
-    answered.push(await countAudit(db, siteId, filter));
-    events.push(await counted(db, siteId, filter));
-  }
-  return { answered, events };
-}
+const totals = (db: Kysely<Database>, siteId: string) => auditTotals(db, siteId, FILTERS, (filter) => countAudit(db, siteId, filter));
 
 /** n events of a site, in one multi-row statement (as the PostgreSQL rotation batch and the bench write them). */
 async function insertEvents(db: Kysely<Database>, siteId: string, n: number, at: number, kind = 'token.refreshed'): Promise<void> {
