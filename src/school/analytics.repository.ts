@@ -2,7 +2,9 @@
 // the same length, time series by day, week or month (optionally by course or product), per-course
 // figures, and learners at risk. Days are the site's local days (rollups.ts); ranges are inclusive.
 import { sql } from 'kysely';
+import { stampCurriculum } from './curriculum-stamp.js';
 import { distinctActiveBy } from './learner-activity.js';
+import { countEnrollments } from './operator-enrollments.repository.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 import { SCHOOL, SUM_METRICS, type SumMetric } from './rollups.js';
 import type { SiteScope } from './scope.js';
@@ -179,7 +181,12 @@ export interface CourseAnalytics {
   dropOff: { lectureId: string; title: string; learners: number } | null;
 }
 
-/** Figures of one course from its enrollments and progress; null when the site has no such course. */
+/**
+ * Figures of one course; null when the site has no such course. They are the enrollments' own figures,
+ * kept per course as they change (migrations 023 and 028): enrolled, started, completed, lectures
+ * completed, and how many learners not yet done stopped at each lecture (the first lecture, in course
+ * order, they have not completed).
+ */
 export async function courseAnalytics(scope: SiteScope, courseId: string): Promise<CourseAnalytics | null> {
   const course = await scope.db
     .selectFrom('courses')
@@ -188,7 +195,9 @@ export async function courseAnalytics(scope: SiteScope, courseId: string): Promi
     .where('id', '=', courseId)
     .executeTakeFirst();
   if (!course) return null;
-  const [lectures, enrollments, progress] = await Promise.all([
+  // After a change of curriculum order the stops are recomputed before they are read.
+  await stampCurriculum(scope, courseId);
+  const [lectures, enrolled, figures, stops] = await Promise.all([
     scope.db
       .selectFrom('lectures as l')
       .innerJoin('course_sections as s', 's.id', 'l.section_id')
@@ -197,46 +206,41 @@ export async function courseAnalytics(scope: SiteScope, courseId: string): Promi
       .select(['l.id', 'l.title'])
       .orderBy('s.position')
       .orderBy('l.position')
+      .orderBy('l.id')
       .execute(),
+    countEnrollments(scope, { courseId }),
     scope.db
-      .selectFrom('enrollments')
+      .selectFrom('course_learning_counts')
       .where('site_id', '=', scope.siteId)
       .where('course_id', '=', courseId)
-      .select(['id', 'completed_at', 'last_activity_at'])
-      .execute(),
+      .select((eb) => [
+        eb.fn.coalesce(eb.fn.sum<number | string>('started'), eb.lit(0)).as('started'),
+        eb.fn.coalesce(eb.fn.sum<number | string>('completed'), eb.lit(0)).as('completed'),
+        eb.fn.coalesce(eb.fn.sum<number | string>('lectures_done'), eb.lit(0)).as('lectures_done'),
+      ])
+      .executeTakeFirstOrThrow(),
     scope.db
-      .selectFrom('lecture_progress as p')
-      .innerJoin('enrollments as e', 'e.id', 'p.enrollment_id')
-      .where('p.site_id', '=', scope.siteId)
-      .where('e.course_id', '=', courseId)
-      .select(['p.enrollment_id', 'p.lecture_id'])
+      .selectFrom('course_stops')
+      .where('site_id', '=', scope.siteId)
+      .where('course_id', '=', courseId)
+      .groupBy('lecture_id')
+      .select((eb) => ['lecture_id', eb.fn.sum<number | string>('n').as('n')])
       .execute(),
   ]);
-  const done = new Map<string, Set<string>>();
-  for (const p of progress) done.set(p.enrollment_id, (done.get(p.enrollment_id) ?? new Set()).add(p.lecture_id));
-  const enrolled = enrollments.length;
-  const completed = enrollments.filter((e) => e.completed_at !== null).length;
-  const started = enrollments.filter((e) => e.completed_at !== null || e.last_activity_at !== null || done.has(e.id)).length;
-  const totalDone = [...done.values()].reduce((sum, s) => sum + s.size, 0);
-  const stops = new Map<string, number>();
-  for (const e of enrollments) {
-    const mine = done.get(e.id);
-    if (e.completed_at !== null || !mine || mine.size === 0) continue;
-    // Where a learner stopped: the first lecture, in course order, they have not completed.
-    const next = lectures.find((l) => !mine.has(l.id));
-    if (next) stops.set(next.id, (stops.get(next.id) ?? 0) + 1);
-  }
+  const completed = Number(figures.completed);
+  const stopsAt = new Map(stops.map((s) => [s.lecture_id, Number(s.n)]));
   let dropOff: CourseAnalytics['dropOff'] = null;
   for (const l of lectures) {
-    const n = stops.get(l.id) ?? 0;
+    const n = stopsAt.get(l.id) ?? 0;
     if (n > 0 && (dropOff === null || n > dropOff.learners)) dropOff = { lectureId: l.id, title: l.title, learners: n };
   }
   return {
     enrolled,
-    started,
+    started: Number(figures.started),
     completed,
     completionRate: enrolled === 0 ? 0 : Math.round((completed / enrolled) * 1000) / 1000,
-    averageProgressPercent: enrolled === 0 || lectures.length === 0 ? 0 : Math.round((totalDone * 100) / (enrolled * lectures.length)),
+    averageProgressPercent:
+      enrolled === 0 || lectures.length === 0 ? 0 : Math.round((Number(figures.lectures_done) * 100) / (enrolled * lectures.length)),
     dropOff,
   };
 }

@@ -3,6 +3,7 @@
 import type { Expression, Kysely, Transaction } from 'kysely';
 import { newId } from '../kernel/random.js';
 import type { Database } from '../storage/schema.js';
+import { stampCurriculum } from './curriculum-stamp.js';
 import type { SiteScope } from './scope.js';
 
 /**
@@ -87,6 +88,7 @@ export async function addSection(scope: SiteScope, courseId: string, title: stri
     .execute();
   ids.splice(Math.min(position ?? ids.length, ids.length), 0, id);
   await renumber(scope, 'course_sections', ids);
+  await stampCurriculum(scope, courseId);
   return id;
 }
 
@@ -125,6 +127,7 @@ export async function addLecture(
     .execute();
   ids.splice(Math.min(position ?? ids.length, ids.length), 0, id);
   await renumber(scope, 'lectures', ids);
+  await stampCurriculum(scope, section.course_id);
   return findLecture(scope, id);
 }
 
@@ -167,6 +170,7 @@ export async function deleteLecture(scope: SiteScope, id: string): Promise<boole
   if (!lecture) return false;
   await scope.db.deleteFrom('lectures').where('site_id', '=', scope.siteId).where('id', '=', id).execute();
   await renumber(scope, 'lectures', await lectureIdsOf(scope, lecture.sectionId));
+  await stampCurriculum(scope, lecture.courseId);
   return true;
 }
 
@@ -205,6 +209,7 @@ export async function reorderCurriculum(scope: SiteScope, courseId: string, orde
         .execute();
     }
   }
+  await stampCurriculum(scope, courseId);
   return { kind: 'reordered' };
 }
 

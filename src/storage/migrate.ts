@@ -27,6 +27,7 @@ import * as m024 from './migrations/024-open-enrollments-by-activity.js';
 import * as m025 from './migrations/025-open-enrollments-by-activity-day.js';
 import * as m026 from './migrations/026-order-lines-by-product.js';
 import * as m027 from './migrations/027-order-product-counts.js';
+import * as m028 from './migrations/028-course-learning-counts.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '025-open-enrollments-by-activity-day': m025,
   '026-order-lines-by-product': m026,
   '027-order-product-counts': m027,
+  '028-course-learning-counts': m028,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

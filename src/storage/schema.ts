@@ -215,6 +215,41 @@ export interface OpenEnrollmentActivityTable {
   n: number;
 }
 
+/**
+ * Per site and course: enrollments started (completed, active or with a completed lecture), completed, and
+ * the sum of their completed lectures, kept by triggers (migration 028); a figure sums the slots.
+ */
+export interface CourseLearningCountsTable {
+  site_id: string;
+  course_id: string;
+  /** PostgreSQL: the writing connection's slot; a slot's row may be negative, only the sum over slots counts. SQLite: 0. */
+  slot: number;
+  started: number;
+  completed: number;
+  lectures_done: number;
+}
+
+/** Enrollments not completed per course and the lecture they stopped at (their next lecture), kept by triggers (migration 028). */
+export interface CourseStopsTable {
+  site_id: string;
+  course_id: string;
+  lecture_id: string;
+  /** As course_learning_counts.slot. */
+  slot: number;
+  n: number;
+}
+
+/**
+ * A course's curriculum order changes (version, bumped by triggers on lectures and sections) and the one its
+ * enrollments' next lectures were computed for (stamped); setting stamped to version recomputes them (migration 028).
+ */
+export interface CurriculumVersionsTable {
+  site_id: string;
+  course_id: string;
+  version: number;
+  stamped: number;
+}
+
 /** Orders with at least one line of a product, per site and product, kept by triggers (migration 027). */
 export interface OrderProductCountsTable {
   site_id: string;
@@ -311,4 +346,7 @@ export interface Database extends SchoolTables {
   enrollment_counts: EnrollmentCountsTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;
+  course_learning_counts: CourseLearningCountsTable;
+  course_stops: CourseStopsTable;
+  curriculum_versions: CurriculumVersionsTable;
 }

@@ -1,5 +1,6 @@
 // The school domain's stored data (SPEC 1, 2.1, 2.2): catalogue, enrolments, purchases, events, inbox.
 // Same conventions as schema.ts: every row has site_id, times are epoch ms, flags are 0/1 integers.
+import type { Generated } from 'kysely';
 
 /** What a notification is about; the same list names the kinds a member can subscribe to. */
 export type NotificationKind = 'announcement' | 'course_update' | 'new_lecture' | 'event_reminder' | 'comment_reply' | 'access_expiring';
@@ -62,6 +63,13 @@ export interface EnrollmentsTable {
   last_activity_at: number | null;
   /** Set when an operator revoked the access (the expiry is moved to that moment; progress stays). */
   revoked_at: number | null;
+  /** Lectures completed (rows in lecture_progress), kept by its triggers (migration 028); writers leave it out. */
+  lectures_done: Generated<number>;
+  /**
+   * Once a lecture is completed, the first lecture of the course in curriculum order not yet completed (null
+   * when all are), kept by triggers and restamped after a curriculum change (migration 028); writers leave it out.
+   */
+  next_lecture_id: Generated<string | null>;
 }
 
 export type OrderStatus = 'paid' | 'partially_refunded' | 'refunded';
