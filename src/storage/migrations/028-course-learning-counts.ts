@@ -12,12 +12,12 @@
 // - course_stops keeps, per course and lecture, how many enrollments not yet completed stopped there
 //   (their next lecture), so "the lecture where most stop" is a few rows;
 // - a change of curriculum order (a lecture added, moved or deleted, a section moved or deleted) bumps the
-//   course's row in curriculum_versions. Setting its `stamped` to its `version` recomputes the next lecture
-//   of the course's enrollments that have started it, once for the whole change: a reorder renumbers
-//   lectures one statement at a time, and recomputing on each would repeat the work per lecture. The
-//   curriculum's writes and course analytics set it (src/school/course-learning.ts).
+//   course's row in curriculum_versions. The next lectures of the course's started enrollments are then
+//   recomputed once for the whole change, set-based, and `stamped` set to the version they follow
+//   (src/school/curriculum-stamp.ts; the curriculum's writes and course analytics call it): a reorder
+//   renumbers lectures one statement at a time, and recomputing on each would repeat the work per lecture.
 //
-// The next-lecture rule is written once, here, for both of its uses. On PostgreSQL insertions and
+// On PostgreSQL insertions and
 // deletions are counted once per statement (transition tables) into the writing connection's slot
 // (process id modulo 16; a slot's row may go negative, only the sum over slots counts), and an update by a
 // row trigger that fires only when a column the figures depend on changed, so the frequent activity
@@ -88,8 +88,6 @@ export async function up(db: AnyDb): Promise<void> {
     .$call((t) => (sqlite ? t.modifyEnd(sql`without rowid`) : t))
     .execute();
 
-  const restamp = (site: string, course: string) => `update enrollments set next_lecture_id = ${next('enrollments')}
-    where site_id = ${site} and course_id = ${course} and lectures_done > 0 and next_lecture_id is distinct from ${next('enrollments')}`;
   if (sqlite) {
     for (const statement of [
       // A lecture completed: counted, and the enrollment's next lecture moves on when it was this one.
@@ -119,9 +117,6 @@ export async function up(db: AnyDb): Promise<void> {
         ${VERSION_BUMP_OLD}; ${VERSION_BUMP};
       end`,
       `create trigger course_sections_curriculum_delete after delete on course_sections begin ${VERSION_BUMP_OLD}; end`,
-      `create trigger curriculum_versions_stamped after update of stamped on curriculum_versions when new.stamped is not old.stamped begin
-        ${restamp('new.site_id', 'new.course_id')};
-      end`,
     ])
       await sql.raw(statement).execute(db);
   } else {
@@ -165,13 +160,6 @@ export async function up(db: AnyDb): Promise<void> {
         when (old.site_id is distinct from new.site_id or old.course_id is distinct from new.course_id or old.position is distinct from new.position)
         execute function curriculum_version_bumped()`,
       `create trigger course_sections_curriculum_delete after delete on course_sections for each row execute function curriculum_version_bumped()`,
-      `create function curriculum_restamped() returns trigger language plpgsql as $$
-        begin
-          ${restamp('new.site_id', 'new.course_id')};
-          return null;
-        end $$`,
-      `create trigger curriculum_versions_stamped after update of stamped on curriculum_versions for each row
-        when (old.stamped is distinct from new.stamped) execute function curriculum_restamped()`,
     ])
       await sql.raw(statement).execute(db);
   }
@@ -293,7 +281,6 @@ export async function down(db: AnyDb): Promise<void> {
     ['lectures_curriculum_update', 'lectures'],
     ['course_sections_curriculum_update', 'course_sections'],
     ['course_sections_curriculum_delete', 'course_sections'],
-    ['curriculum_versions_stamped', 'curriculum_versions'],
     ['enrollments_learning_insert', 'enrollments'],
     ['enrollments_learning_delete', 'enrollments'],
     ['enrollments_learning_update', 'enrollments'],
@@ -305,13 +292,7 @@ export async function down(db: AnyDb): Promise<void> {
   for (const [name, on] of triggers)
     await sql.raw(isSqlite(db) ? `drop trigger if exists ${name}` : `drop trigger if exists ${name} on ${on}`).execute(db);
   if (!isSqlite(db))
-    for (const fn of [
-      'lecture_progress_learning',
-      'curriculum_version_bumped',
-      'curriculum_restamped',
-      'course_learning_kept',
-      'course_learning_moved',
-    ])
+    for (const fn of ['lecture_progress_learning', 'curriculum_version_bumped', 'course_learning_kept', 'course_learning_moved'])
       await sql.raw(`drop function if exists ${fn}()`).execute(db);
   for (const t of ['curriculum_versions', 'course_stops', 'course_learning_counts']) await db.schema.dropTable(t).execute();
   await db.schema.alterTable('enrollments').dropColumn('next_lecture_id').execute();
