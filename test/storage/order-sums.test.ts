@@ -1,11 +1,12 @@
-// Migration 021: a range's orders summary adds the range's whole hours from sums that the orders' triggers
-// keep per site, hour and status, and reads only its ragged ends from the orders. Every summary must equal
-// one computed from the orders themselves, whoever writes them: orders placed one at a time or many in a
+// Migration 021: a range's orders summary adds the range's whole days and hours from sums that the orders'
+// triggers keep per site, day, hour and status, and reads only its ragged ends from the orders; the orders
+// list's total for a time range adds up the same. Every summary and total must equal one computed from the
+// orders themselves, whoever writes them: orders placed one at a time or many in a
 // statement, refunds, an order moved to another hour, deletions, a site's deletion, concurrent connections
 // on PostgreSQL, and orders that existed before the migration.
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OrdersSummary, refundOrder, summarizeOrders } from '../../src/school/orders.repository.js';
+import { countOrders, type OrdersSummary, refundOrder, summarizeOrders } from '../../src/school/orders.repository.js';
 import * as m021 from '../../src/storage/migrations/021-order-sums.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -15,6 +16,7 @@ const HOUR = 3_600_000;
 const MINUTE = 60_000;
 const DAY = 24 * HOUR;
 const START = TEST_NOW - 3 * DAY;
+const STATUSES = ['paid', 'partially_refunded', 'refunded'] as const;
 /** The first UTC midnight after START, inside the orders' span. */
 const FIRST_DAY = Math.ceil(START / DAY) * DAY;
 
@@ -81,10 +83,33 @@ function ranges(): Array<[number, number]> {
   return fixed;
 }
 
+/**
+ * Every range's summary, and the orders list's totals for it (GET /orders?from=&to=, with and without a
+ * status, and open at either end), which add up the same sums.
+ */
 async function expectSummariesAgree(db: Kysely<Database>, siteId: string): Promise<void> {
+  const scope = { db, siteId };
+  const END = 8_000_000_000_000;
   for (const [from, to] of ranges()) {
-    const answered = await summarizeOrders({ db, siteId }, from, to);
-    expect({ from, to, ...answered }).toEqual({ from, to, ...(await expected(db, siteId, from, to)) });
+    const want = await expected(db, siteId, from, to);
+    const answered = await summarizeOrders(scope, from, to);
+    expect({ from, to, ...answered }).toEqual({ from, to, ...want });
+    const totals = {
+      all: await countOrders(scope, { from, to }),
+      ...Object.fromEntries(
+        await Promise.all(STATUSES.map(async (status) => [status, await countOrders(scope, { from, to, status })] as const)),
+      ),
+      since: await countOrders(scope, { from }),
+      until: await countOrders(scope, { to }),
+    };
+    expect({ from, to, ...totals }).toEqual({
+      from,
+      to,
+      all: want.orders,
+      ...want.byStatus,
+      since: (await expected(db, siteId, from, END)).orders,
+      until: (await expected(db, siteId, 0, to)).orders,
+    });
   }
 }
 
@@ -158,6 +183,8 @@ for (const dialect of DIALECTS) {
       await bump('day', day, 100);
       expect((await summarizeOrders(scope, hour * HOUR, (hour + 1) * HOUR)).orders).toBe(wholeHour.orders + 1000);
       expect((await summarizeOrders(scope, FIRST_DAY, FIRST_DAY + DAY)).orders).toBe(wholeDay.orders + 100);
+      // The orders list's total for a range adds the same sums.
+      expect(await countOrders(scope, { from: FIRST_DAY, to: FIRST_DAY + DAY })).toBe(wholeDay.orders + 100);
       expect(await summarizeOrders(scope, hour * HOUR + 1, (hour + 1) * HOUR - 1)).toEqual(inside);
       await bump('hour', hour, -1000);
       await bump('day', day, -100);
