@@ -241,6 +241,11 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/orders?limit=100',
       '/api/admin/v1/orders?productId=crs_bench_1&limit=100',
+      // Filtered lists: each page answers with the filter's exact total.
+      `/api/admin/v1/orders?from=${yearAgo}&to=${today}&limit=100`,
+      `/api/admin/v1/orders?status=paid&from=${monthAgo}&limit=100`,
+      '/api/admin/v1/orders?productId=crs_bench_1&status=paid&limit=100',
+      `/api/admin/v1/orders?studentId=${AUDIT_ACTOR}&limit=100`,
       `/api/admin/v1/orders/summary?from=${monthAgo}&to=${today}`,
       `/api/admin/v1/orders/summary?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/courses/crs_bench_1/enrollments?limit=100',

@@ -28,6 +28,7 @@ import * as m025 from './migrations/025-open-enrollments-by-activity-day.js';
 import * as m026 from './migrations/026-order-lines-by-product.js';
 import * as m027 from './migrations/027-order-product-counts.js';
 import * as m028 from './migrations/028-course-learning-counts.js';
+import * as m029 from './migrations/029-orders-by-filter.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '026-order-lines-by-product': m026,
   '027-order-product-counts': m027,
   '028-course-learning-counts': m028,
+  '029-orders-by-filter': m029,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */
