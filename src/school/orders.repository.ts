@@ -304,39 +304,105 @@ async function pageProductOrders(
   return toPage(LIST, rows.map(toSummary), size, (o) => ({ sort: o.createdAt, id: o.id }));
 }
 
+/** A product's orders, from the counts its lines' triggers keep (migration 027): a few rows. */
+async function productTotal(scope: SiteScope, productId: string): Promise<number> {
+  const row = await scope.db
+    .selectFrom('order_product_counts')
+    .where('site_id', '=', scope.siteId)
+    .where('product_id', '=', productId)
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A line of the product in order `o`: one probe of the lines' (site, product, order) index. */
+function ofProduct(
+  selectFrom: ExpressionBuilder<Database & { o: Database['orders'] }, 'o'>['selectFrom'],
+  scope: SiteScope,
+  productId: string,
+) {
+  return selectFrom('order_lines as x')
+    .select('x.id')
+    .where('x.site_id', '=', scope.siteId)
+    .where('x.product_id', '=', productId)
+    .whereRef('x.order_id', '=', 'o.id');
+}
+
+/** A product's distinct orders matching the filter, counted from the index of its lines, looking up only their orders. */
+async function countProductLines(scope: SiteScope, productId: string, filter: OrderFilter): Promise<number> {
+  const lines = productLines(scope, productId)
+    .$if(filter.from !== undefined, (qb) => qb.where('l.created_at', '>=', filter.from ?? 0))
+    .$if(filter.to !== undefined, (qb) => qb.where('l.created_at', '<', filter.to ?? 0));
+  const onOrders = filter.status !== undefined || filter.couponCode !== undefined || filter.studentId !== undefined;
+  const row = await (onOrders
+    ? lines
+        .innerJoin('orders as o', 'o.id', 'l.order_id')
+        .where((eb) => orderMatches(eb, filter))
+        .select((eb) => eb.fn.count<number | string>('l.order_id').distinct().as('n'))
+    : lines.select((eb) => eb.fn.count<number | string>('l.order_id').distinct().as('n'))
+  ).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+const STATUSES: readonly OrderStatus[] = ['paid', 'partially_refunded', 'refunded'];
+
+/**
+ * A product's orders with a status. Both sides are counted already: the site's orders per status
+ * (migration 020) and the product's orders (migration 027). One status and product is counted from the
+ * smaller of its two sides (the status's orders through their index, asking each for a line of the
+ * product, or the product's lines, asking each order its status), or as the product's orders less those
+ * of the other statuses when that reads less: most orders are paid, so "a course's paid orders" is its
+ * orders less its few refunded ones rather than 100,000 lines (62 ms on SQLite at a million orders).
+ */
+async function countProductWithStatus(scope: SiteScope, productId: string, status: OrderStatus): Promise<number> {
+  const [statusRows, product] = await Promise.all([
+    scope.db
+      .selectFrom('order_counts')
+      .where('site_id', '=', scope.siteId)
+      .groupBy('status')
+      .select((eb) => ['status', eb.fn.sum<number | string>('n').as('n')])
+      .execute(),
+    productTotal(scope, productId),
+  ]);
+  const ofStatus = new Map(statusRows.map((r) => [r.status, Number(r.n)]));
+  const cost = (s: OrderStatus) => Math.min(ofStatus.get(s) ?? 0, product);
+  const one = async (s: OrderStatus): Promise<number> => {
+    if ((ofStatus.get(s) ?? 0) > product) return countProductLines(scope, productId, { status: s });
+    const row = await filtered(scope, { status: s })
+      .where(({ exists, selectFrom }) => exists(ofProduct(selectFrom, scope, productId)))
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+  const others = STATUSES.filter((s) => s !== status);
+  if (cost(status) <= others.reduce((sum, s) => sum + cost(s), 0)) return one(status);
+  const counts = await Promise.all(others.map(one));
+  return product - counts.reduce((sum, n) => sum + n, 0);
+}
+
 /**
  * How many orders match the filter. With no filter but a status, from the counts that the orders'
  * triggers keep (migration 020): a few rows however many orders; with a time range, from their sums
- * (migration 021).
+ * (migration 021); a product alone or with a status, from its counts (migration 027) and those.
  */
 export async function countOrders(scope: SiteScope, filter: OrderFilter): Promise<number> {
   const { status, ...rest } = filter;
   const { productId, ...others } = filter;
-  if (productId !== undefined && Object.values(others).every((value) => value === undefined)) {
-    // A product alone: from the counts its lines' triggers keep (migration 027).
-    const row = await scope.db
-      .selectFrom('order_product_counts')
-      .where('site_id', '=', scope.siteId)
-      .where('product_id', '=', productId)
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
+  if (productId !== undefined && Object.values(others).every((value) => value === undefined)) return productTotal(scope, productId);
   if (productId !== undefined) {
-    // A product and other filters: its distinct orders counted from the index of its lines, looking up
-    // only the orders of the product's lines.
-    const lines = productLines(scope, productId)
-      .$if(filter.from !== undefined, (qb) => qb.where('l.created_at', '>=', filter.from ?? 0))
-      .$if(filter.to !== undefined, (qb) => qb.where('l.created_at', '<', filter.to ?? 0));
-    const onOrders = others.status !== undefined || others.couponCode !== undefined || others.studentId !== undefined;
-    const row = await (onOrders
-      ? lines
-          .innerJoin('orders as o', 'o.id', 'l.order_id')
-          .where((eb) => orderMatches(eb, filter))
-          .select((eb) => eb.fn.count<number | string>('l.order_id').distinct().as('n'))
-      : lines.select((eb) => eb.fn.count<number | string>('l.order_id').distinct().as('n'))
-    ).executeTakeFirstOrThrow();
-    return Number(row.n);
+    const { status: _, ...besidesStatus } = others;
+    if (status !== undefined && Object.values(besidesStatus).every((value) => value === undefined))
+      return countProductWithStatus(scope, productId, status);
+    if (filter.studentId !== undefined || filter.couponCode !== undefined) {
+      // A student's orders are few, and a coupon's far fewer than a product's: walk those and ask each
+      // whether it has a line of the product, rather than walk the product's lines.
+      const row = await filtered(scope, others)
+        .where(({ exists, selectFrom }) => exists(ofProduct(selectFrom, scope, productId)))
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    }
+    return countProductLines(scope, productId, filter);
   }
   if ((filter.from !== undefined || filter.to !== undefined) && filter.couponCode === undefined && filter.studentId === undefined) {
     // A time range (with or without a status): as the orders summary adds it up, from the sums the orders'

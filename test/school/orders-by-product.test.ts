@@ -71,6 +71,7 @@ async function expected(db: Kysely<Database>, filter: OrderFilter): Promise<stri
     .filter((o) => filter.status === undefined || o.status === filter.status)
     .filter((o) => filter.from === undefined || Number(o.created_at) >= filter.from)
     .filter((o) => filter.studentId === undefined || o.person_id === filter.studentId)
+    .filter((o) => filter.couponCode === undefined || o.coupon_code === filter.couponCode)
     .sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : -1))
     .map((o) => o.id);
 }
@@ -92,6 +93,14 @@ for (const dialect of DIALECTS) {
       { productId: 'crs_x', status: 'refunded' },
       { productId: 'crs_y', from: TEST_NOW - 20 * DAY },
       { productId: 'crs_x', studentId: 'per_2', status: 'paid' },
+      // A product with a status alone is counted from the kept counts: the status's orders directly, or
+      // the product's orders less those of the other statuses, whichever reads less.
+      { productId: 'crs_x', status: 'paid' },
+      { productId: 'dp_z', status: 'refunded' },
+      { productId: 'crs_y', status: 'partially_refunded' },
+      { productId: 'nothing', status: 'paid' },
+      { productId: 'crs_y', studentId: 'per_1' },
+      { productId: 'crs_x', couponCode: 'NONE' },
     ];
     for (const filter of filters) {
       it(`${JSON.stringify(filter)}: pages of seven, newest first, each order once, and the total`, async () => {
@@ -140,10 +149,10 @@ for (const dialect of DIALECTS) {
       const scope = { db: s.db, siteId: 'site_a' };
       const agree = async () => {
         for (const productId of [...PRODUCTS, 'crs_w'])
-          expect({ productId, n: await countOrders(scope, { productId }) }).toEqual({
-            productId,
-            n: (await expected(s.db, { productId })).length,
-          });
+          for (const status of [undefined, 'paid', 'partially_refunded', 'refunded'] as const) {
+            const filter = status === undefined ? { productId } : { productId, status };
+            expect({ ...filter, n: await countOrders(scope, filter) }).toEqual({ ...filter, n: (await expected(s.db, filter)).length });
+          }
       };
       const linesOf7 = await s.db
         .selectFrom('order_lines')
@@ -168,6 +177,14 @@ for (const dialect of DIALECTS) {
         .where('order_id', 'in', ['site_a_ord_1', 'site_a_ord_10'])
         .execute();
       await s.db.updateTable('order_lines').set({ title: 'renamed' }).where('site_id', '=', 'site_a').execute();
+      await agree();
+      // Refunds move orders between statuses; most stay paid.
+      await s.db
+        .updateTable('orders')
+        .set({ status: 'partially_refunded' })
+        .where('id', 'in', ['site_a_ord_2', 'site_a_ord_9', 'site_a_ord_14'])
+        .execute();
+      await s.db.updateTable('orders').set({ status: 'refunded' }).where('id', '=', 'site_a_ord_21').execute();
       await agree();
       await s.db.deleteFrom('orders').where('id', 'in', ['site_a_ord_3', 'site_a_ord_4']).execute();
       await agree();
