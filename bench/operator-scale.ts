@@ -238,6 +238,11 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
     const results: Array<[string, autocannon.Result]> = [];
     const paths = [
       '/api/admin/v1/students?limit=100',
+      // The students list's filters (CONTRACT 6): a name, a course, a state, inactivity.
+      '/api/admin/v1/students?q=bench4217%40&limit=100',
+      '/api/admin/v1/students?courseId=crs_bench_1&limit=100',
+      '/api/admin/v1/students?state=expired&limit=100',
+      '/api/admin/v1/students?inactiveDays=30&limit=100',
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/orders?limit=100',
       '/api/admin/v1/orders?productId=crs_bench_1&limit=100',

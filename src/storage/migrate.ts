@@ -29,6 +29,7 @@ import * as m026 from './migrations/026-order-lines-by-product.js';
 import * as m027 from './migrations/027-order-product-counts.js';
 import * as m028 from './migrations/028-course-learning-counts.js';
 import * as m029 from './migrations/029-orders-by-filter.js';
+import * as m030 from './migrations/030-enrollments-by-activity-person.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '027-order-product-counts': m027,
   '028-course-learning-counts': m028,
   '029-orders-by-filter': m029,
+  '030-enrollments-by-activity-person': m030,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */
