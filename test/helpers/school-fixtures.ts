@@ -2,6 +2,7 @@
 // directly, the demo seed on top, a second student for isolation checks, and a GraphQL runner.
 import { type ExecutionResult, execute, parse, validate } from 'graphql';
 import type {
+  Insertable,
   Kysely,
   KyselyPlugin,
   PluginTransformQueryArgs,
@@ -16,6 +17,7 @@ import { type MemberApiVariant, memberSchema } from '../../src/member-api/schema
 import { type DemoSchoolIds, seedDemoSchool } from '../../src/school/seed-demo-school.js';
 import { openStore, type Store } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
+import type { EnrollmentsTable } from '../../src/storage/school-schema.js';
 import type { Database } from '../../src/storage/schema.js';
 import { freshDatabaseUrl, type TestDialect } from './dialects.js';
 
@@ -89,6 +91,23 @@ export async function insertCourse(db: Kysely<Database>, siteId: string, id: str
     })
     .execute();
   return id;
+}
+
+/** An enrollment row with access for good, never active, nothing completed; `rest` sets any other column. */
+export function enrollmentRow(
+  row: Pick<Insertable<EnrollmentsTable>, 'id' | 'site_id' | 'person_id' | 'course_id'> & Partial<Insertable<EnrollmentsTable>>,
+): Insertable<EnrollmentsTable> {
+  return {
+    started_at: TEST_NOW,
+    access_expires_at: null,
+    lifetime_access: 1,
+    completed_at: null,
+    last_lecture_id: null,
+    last_position_seconds: null,
+    last_activity_at: null,
+    revoked_at: null,
+    ...row,
+  };
 }
 
 export async function grantRole(

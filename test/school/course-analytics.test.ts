@@ -13,7 +13,16 @@ import type { SiteScope } from '../../src/school/scope.js';
 import * as m028 from '../../src/storage/migrations/028-course-learning-counts.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
-import { DAY, insertCourse, insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
+import {
+  DAY,
+  enrollmentRow,
+  insertCourse,
+  insertPerson,
+  insertSite,
+  openSchoolStore,
+  type SchoolStore,
+  TEST_NOW,
+} from '../helpers/school-fixtures.js';
 
 const NOW = TEST_NOW;
 const COURSES = ['crs_a', 'crs_c'] as const;
@@ -114,20 +123,17 @@ async function seed(db: Kysely<Database>): Promise<void> {
   const orderC = await seedCourse(db, 'site_a', 'crs_c', [2]);
   const orderB = await seedCourse(db, 'site_b', 'crs_b', [3]);
   for (let i = 0; i < 40; i++) await insertPerson(db, { id: `per_${i}`, email: `p${i}@a.test`, name: `Learner ${i}` });
-  const enrollment = (course: string, i: number, siteId = 'site_a') => ({
-    id: enr(course, i),
-    site_id: siteId,
-    person_id: `per_${i}`,
-    course_id: course,
-    started_at: NOW - 100 * DAY,
-    access_expires_at: null,
-    lifetime_access: 1,
-    completed_at: i % 9 === 4 ? NOW - DAY : null,
-    last_lecture_id: null,
-    last_position_seconds: null,
-    last_activity_at: i % 5 === 1 ? NOW - 3 * DAY : null,
-    revoked_at: i % 11 === 7 ? NOW - DAY : null,
-  });
+  const enrollment = (course: string, i: number, siteId = 'site_a') =>
+    enrollmentRow({
+      id: enr(course, i),
+      site_id: siteId,
+      person_id: `per_${i}`,
+      course_id: course,
+      started_at: NOW - 100 * DAY,
+      completed_at: i % 9 === 4 ? NOW - DAY : null,
+      last_activity_at: i % 5 === 1 ? NOW - 3 * DAY : null,
+      revoked_at: i % 11 === 7 ? NOW - DAY : null,
+    });
   await db
     .insertInto('enrollments')
     .values(Array.from({ length: 40 }, (_, i) => enrollment('crs_a', i)))
@@ -259,20 +265,7 @@ for (const dialect of DIALECTS) {
       await insertPerson(s.db, { id: 'per_new', email: 'new@a.test', name: 'New' });
       await s.db
         .insertInto('enrollments')
-        .values({
-          id: 'enr_new',
-          site_id: 'site_a',
-          person_id: 'per_new',
-          course_id: 'crs_a',
-          started_at: NOW,
-          access_expires_at: null,
-          lifetime_access: 1,
-          completed_at: null,
-          last_lecture_id: null,
-          last_position_seconds: null,
-          last_activity_at: null,
-          revoked_at: null,
-        })
+        .values(enrollmentRow({ id: 'enr_new', site_id: 'site_a', person_id: 'per_new', course_id: 'crs_a' }))
         .execute();
       await expectRule();
       await s.db

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countOrders, type OrderFilter, pageOrders } from '../../src/school/orders.repository.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { pagedIds } from '../helpers/paging.js';
 import { DAY, insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
 
 const STATUSES = ['paid', 'paid', 'partially_refunded', 'paid', 'refunded'] as const;
@@ -76,14 +77,7 @@ for (const dialect of DIALECTS) {
       it(`${JSON.stringify(filter)}: pages of seven, newest first, and the total`, async () => {
         const want = await expected(s.db, filter);
         const scope = { db: s.db, siteId: 'site_a' };
-        const got: string[] = [];
-        let after: string | undefined;
-        for (let pages = 0; pages < 30; pages++) {
-          const page = await pageOrders(scope, filter, { first: 7, after });
-          got.push(...page.edges.map((e) => e.node.id));
-          if (!page.hasNextPage || !page.endCursor) break;
-          after = page.endCursor;
-        }
+        const got = await pagedIds((after) => pageOrders(scope, filter, { first: 7, after }));
         expect(got).toEqual(want);
         expect(await countOrders(scope, filter)).toBe(want.length);
       });

@@ -8,8 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countMatchingStudents, searchStudents } from '../../src/school/operator-students.repository.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { pagedIds } from '../helpers/paging.js';
 import {
   DAY,
+  enrollmentRow,
   grantRole,
   insertCourse,
   insertPerson,
@@ -48,40 +50,22 @@ async function seed(db: Kysely<Database>): Promise<void> {
     for (const [k, daysAgo] of activity.entries())
       await db
         .insertInto('enrollments')
-        .values({
-          id: `enr_${id}_${k}`,
-          site_id: 'site_a',
-          person_id: id,
-          course_id: `crs_${k + 1}`,
-          started_at: NOW - 500 * DAY,
-          access_expires_at: null,
-          lifetime_access: 1,
-          completed_at: null,
-          last_lecture_id: null,
-          last_position_seconds: null,
-          last_activity_at: daysAgo === null ? null : NOW - daysAgo * DAY,
-          revoked_at: null,
-        })
+        .values(
+          enrollmentRow({
+            id: `enr_${id}_${k}`,
+            site_id: 'site_a',
+            person_id: id,
+            course_id: `crs_${k + 1}`,
+            last_activity_at: daysAgo === null ? null : NOW - daysAgo * DAY,
+          }),
+        )
         .execute();
     // Activity at another school does not make a learner active here.
     if (i % 3 === 0) {
       await grantRole(db, 'site_b', id, 'student');
       await db
         .insertInto('enrollments')
-        .values({
-          id: `enr_${id}_b`,
-          site_id: 'site_b',
-          person_id: id,
-          course_id: 'crs_b',
-          started_at: NOW - 5 * DAY,
-          access_expires_at: null,
-          lifetime_access: 1,
-          completed_at: null,
-          last_lecture_id: null,
-          last_position_seconds: null,
-          last_activity_at: NOW - DAY,
-          revoked_at: null,
-        })
+        .values(enrollmentRow({ id: `enr_${id}_b`, site_id: 'site_b', person_id: id, course_id: 'crs_b', last_activity_at: NOW - DAY }))
         .execute();
     }
   }
@@ -111,14 +95,7 @@ for (const dialect of DIALECTS) {
     for (const inactiveDays of [1, 30, 60, 3650, 100000]) {
       it(`inactiveDays=${inactiveDays}: pages of three, newest student first, and the total`, async () => {
         const scope = { db: s.db, siteId: 'site_a' };
-        const got: string[] = [];
-        let after: string | undefined;
-        for (let pages = 0; pages < 20; pages++) {
-          const page = await searchStudents(scope, { inactiveDays }, { first: 3, after }, NOW);
-          got.push(...page.edges.map((e) => e.node.id));
-          if (!page.hasNextPage || !page.endCursor) break;
-          after = page.endCursor;
-        }
+        const got = await pagedIds((after) => searchStudents(scope, { inactiveDays }, { first: 3, after }, NOW));
         expect(got).toEqual(expected(inactiveDays));
         expect(await countMatchingStudents(scope, { inactiveDays }, NOW)).toBe(got.length);
       });
