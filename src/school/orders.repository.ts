@@ -4,7 +4,7 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { newId } from '../kernel/random.js';
 import type { Database } from '../storage/schema.js';
-import type { OrderStatus, ProductType } from '../storage/school-schema.js';
+import { ORDER_STATUSES, type OrderStatus, type ProductType } from '../storage/school-schema.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 import { book, lineRevenue, localDay, productDim, SCHOOL, siteTimeZone } from './rollups.js';
 import type { SiteScope } from './scope.js';
@@ -344,8 +344,6 @@ async function countProductLines(scope: SiteScope, productId: string, filter: Or
   return Number(row.n);
 }
 
-const STATUSES: readonly OrderStatus[] = ['paid', 'partially_refunded', 'refunded'];
-
 /**
  * A product's orders with a status. Both sides are counted already: the site's orders per status
  * (migration 020) and the product's orders (migration 027). One status and product is counted from the
@@ -374,7 +372,7 @@ async function countProductWithStatus(scope: SiteScope, productId: string, statu
       .executeTakeFirstOrThrow();
     return Number(row.n);
   };
-  const others = STATUSES.filter((s) => s !== status);
+  const others = ORDER_STATUSES.filter((s) => s !== status);
   if (cost(status) <= others.reduce((sum, s) => sum + cost(s), 0)) return one(status);
   const counts = await Promise.all(others.map(one));
   return product - counts.reduce((sum, n) => sum + n, 0);

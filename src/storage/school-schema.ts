@@ -72,7 +72,9 @@ export interface EnrollmentsTable {
   next_lecture_id: Generated<string | null>;
 }
 
-export type OrderStatus = 'paid' | 'partially_refunded' | 'refunded';
+/** An order's states, in the order a refund moves it. */
+export const ORDER_STATUSES = ['paid', 'partially_refunded', 'refunded'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type ProductType = 'course' | 'digital_product';
 
 export interface CouponsTable {

@@ -176,19 +176,7 @@ async function addOtherStudentRows(db: Kysely<Database>, world: DemoWorld): Prom
   const t = world.now - DAY;
   await db
     .insertInto('enrollments')
-    .values({
-      id: 'enr_other',
-      site_id: siteId,
-      person_id: personId,
-      course_id: course.id,
-      started_at: t,
-      access_expires_at: null,
-      lifetime_access: 1,
-      completed_at: null,
-      last_lecture_id: null,
-      last_position_seconds: null,
-      last_activity_at: null,
-    })
+    .values(enrollmentRow({ id: 'enr_other', site_id: siteId, person_id: personId, course_id: course.id, started_at: t }))
     .execute();
   await db
     .insertInto('digital_product_purchases')

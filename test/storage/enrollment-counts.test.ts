@@ -9,7 +9,15 @@ import { countEnrollments, type EnrollmentsOf } from '../../src/school/operator-
 import * as m023 from '../../src/storage/migrations/023-enrollment-counts.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
-import { insertCourse, insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
+import {
+  enrollmentRow,
+  insertCourse,
+  insertPerson,
+  insertSite,
+  openSchoolStore,
+  type SchoolStore,
+  TEST_NOW,
+} from '../helpers/school-fixtures.js';
 
 const ROSTERS: EnrollmentsOf[] = [{ courseId: 'crs_a1' }, { courseId: 'crs_a2' }, { studentId: 'per_3' }];
 
@@ -39,20 +47,15 @@ async function enroll(db: Kysely<Database>, siteId: string, courseId: string, fr
   await db
     .insertInto('enrollments')
     .values(
-      Array.from({ length: to - from + 1 }, (_, i) => ({
-        id: `enr_${courseId}_${from + i}`,
-        site_id: siteId,
-        person_id: `per_${from + i}`,
-        course_id: courseId,
-        started_at: TEST_NOW + i,
-        access_expires_at: null,
-        lifetime_access: 1,
-        completed_at: null,
-        last_lecture_id: null,
-        last_position_seconds: null,
-        last_activity_at: null,
-        revoked_at: null,
-      })),
+      Array.from({ length: to - from + 1 }, (_, i) =>
+        enrollmentRow({
+          id: `enr_${courseId}_${from + i}`,
+          site_id: siteId,
+          person_id: `per_${from + i}`,
+          course_id: courseId,
+          started_at: TEST_NOW + i,
+        }),
+      ),
     )
     .execute();
 }

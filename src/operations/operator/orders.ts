@@ -5,9 +5,10 @@ import { findOrder, type OrderSummaryRow, pageOrders, countOrders, summarizeOrde
 import { localMidnight, siteTimeZone } from '../../school/rollups.js';
 import { instant, instantOrNull, iso, isoOrNull, pagedOutput, pageInput, pageRequest, paged } from '../lists.js';
 import { defineOperation, type Operation, type OperationContext, OperationError, READ_ONLY } from '../operation.js';
+import { ORDER_STATUSES } from '../../storage/school-schema.js';
 import { siteScope } from './site-scope.js';
 
-const STATUS = z.enum(['paid', 'partially_refunded', 'refunded']);
+const STATUS = z.enum(ORDER_STATUSES);
 const when = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()])
   .describe('An instant (ISO 8601), or a day (YYYY-MM-DD) meaning its start in the school’s time zone.');
