@@ -28,6 +28,17 @@ export async function countStudents(scope: SiteScope): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/** The site's students enrolled in a course, from the count the triggers of migration 031 keep. */
+async function countCourseStudents(scope: SiteScope, courseId: string): Promise<number> {
+  const row = await scope.db
+    .selectFrom('course_student_counts')
+    .where('site_id', '=', scope.siteId)
+    .where('course_id', '=', courseId)
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export type StudentStateFilter = 'active' | 'expired' | 'revoked' | 'completed';
 
 export interface StudentFilter {
@@ -49,12 +60,112 @@ function contains(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function matching(scope: SiteScope, filter: StudentFilter, now: number) {
-  // People are joined only where a filter reads them: counting 100,000 students must not visit each person.
-  return scope.db
-    .selectFrom('site_roles as r')
+/**
+ * The site's enrollments a course or state filter asks about (none of the two: all of them). The state
+ * terms are written as the partial indexes of migrations 024 and 032 are, so the planners can use them.
+ */
+function enrollmentsAsked(scope: SiteScope, filter: Pick<StudentFilter, 'courseId' | 'state'>, now: number) {
+  return (
+    scope.db
+      .selectFrom('enrollments as e')
+      .where('e.site_id', '=', scope.siteId)
+      .$if(filter.courseId !== undefined, (sub) => sub.where('e.course_id', '=', filter.courseId ?? ''))
+      .$if(filter.state === 'active', (sub) =>
+        sub
+          .where('e.revoked_at', 'is', null)
+          .where((eb) =>
+            eb.or([eb('e.lifetime_access', '=', 1), eb('e.access_expires_at', 'is', null), eb('e.access_expires_at', '>', now)]),
+          ),
+      )
+      // Expired, as two ranges: not completed (migration 024's open enrollments by expiry) and completed
+      // (migration 032's).
+      .$if(filter.state === 'expired', (sub) =>
+        sub.where((eb) =>
+          eb.or(
+            [eb('e.completed_at', 'is', null), eb('e.completed_at', 'is not', null)].map((completion) =>
+              eb.and([eb('e.revoked_at', 'is', null), completion, eb('e.lifetime_access', '=', 0), eb('e.access_expires_at', '<=', now)]),
+            ),
+          ),
+        ),
+      )
+      .$if(filter.state === 'revoked', (sub) => sub.where('e.revoked_at', 'is not', null))
+      .$if(filter.state === 'completed', (sub) => sub.where('e.completed_at', 'is not', null))
+  );
+}
+
+/**
+ * Up to this many enrollments asked about, a page starts from them: reading them all and sorting their
+ * students costs less than walking the students newest first until a page of matches is found, which for
+ * a rare match reads every student (0.4-3.5 s at 100,000 students). Beyond it matches are common enough
+ * that the walk finds a page soon.
+ */
+export const FEW_ENROLLMENTS = 2_000;
+
+/**
+ * Whether the filter's course or state holds at most FEW_ENROLLMENTS enrollments, counted (up to the bound)
+ * through an index whose entries are exactly those enrollments: the (site, course) index, or a rare state's
+ * partial index (migration 032). Active has none and is taken as common.
+ */
+async function fewEnrollmentsAsked(scope: SiteScope, filter: StudentFilter, now: number): Promise<boolean> {
+  const probes: Array<Pick<StudentFilter, 'courseId' | 'state'>> = [];
+  if (filter.courseId !== undefined) probes.push({ courseId: filter.courseId });
+  if (filter.state !== undefined && filter.state !== 'active') probes.push({ state: filter.state });
+  for (const probe of probes) {
+    const row = await scope.db
+      .selectFrom(
+        enrollmentsAsked(scope, probe, now)
+          .select(sql.lit(1).as('one'))
+          .limit(FEW_ENROLLMENTS + 1)
+          .as('m'),
+      )
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    if (Number(row.n) <= FEW_ENROLLMENTS) return true;
+  }
+  return false;
+}
+
+function studentRoles(scope: SiteScope) {
+  return scope.db.selectFrom('site_roles as r').where('r.site_id', '=', scope.siteId).where('r.role', '=', 'student');
+}
+
+/**
+ * The students among the people of the few enrollments asked about: the enrollments read first (a CROSS
+ * JOIN is SQLite's way of fixing the order of the loops, which its planner would otherwise turn around,
+ * walking the students and testing each against the set), then each one's role looked up by key. A
+ * person with several such enrollments comes once per enrollment: see repeatsStudents.
+ */
+function fromFewEnrollments(scope: SiteScope, filter: StudentFilter, now: number) {
+  const joined = scope.db
+    .selectFrom(enrollmentsAsked(scope, filter, now).select('e.person_id').as('m'))
+    .crossJoin('site_roles as r')
     .where('r.site_id', '=', scope.siteId)
     .where('r.role', '=', 'student')
+    .whereRef('r.person_id', '=', 'm.person_id');
+  // The set's column is read by nothing after this, so the query is typed as the plain students' one
+  // that the rest of the filters extend.
+  return joined as unknown as ReturnType<typeof studentRoles>;
+}
+
+/**
+ * Whether a student can come more than once from fromFewEnrollments: not for a course (a person holds one
+ * enrollment per course). The repeats are removed after the join, from the page's or the count's few
+ * rows: asked for distinct people in the set itself, SQLite reads the site's every enrollment in person
+ * order to get them.
+ */
+function repeatsStudents(filter: StudentFilter): boolean {
+  return filter.courseId === undefined;
+}
+
+/**
+ * The students matching the filter. With `few`, the course and state terms are the set of the few
+ * enrollments' people (read once, then each student looked up by key); otherwise each student, walked in
+ * the list's order, is asked whether it holds such an enrollment.
+ */
+function matching(scope: SiteScope, filter: StudentFilter, now: number, few: boolean) {
+  // People are joined only where a filter reads them: counting 100,000 students must not visit each person.
+  const asksEnrollments = filter.courseId !== undefined || filter.state !== undefined;
+  return (asksEnrollments && few ? fromFewEnrollments(scope, filter, now) : studentRoles(scope))
     .$if(filter.q !== undefined, (qb) => {
       const like = contains(filter.q ?? '');
       return qb.where('r.person_id', 'in', (eb) =>
@@ -64,27 +175,9 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number) {
           .where(sql<boolean>`(lower(q.name) like ${like} escape '\\' or q.email like ${like} escape '\\')`),
       );
     })
-    .$if(filter.courseId !== undefined || filter.state !== undefined, (qb) =>
-      qb.where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('enrollments as e')
-            .select(sql.lit(1).as('one'))
-            .whereRef('e.person_id', '=', 'r.person_id')
-            .where('e.site_id', '=', scope.siteId)
-            .$if(filter.courseId !== undefined, (sub) => sub.where('e.course_id', '=', filter.courseId ?? ''))
-            .$if(filter.state === 'active', (sub) =>
-              sub
-                .where('e.revoked_at', 'is', null)
-                .where((eb) =>
-                  eb.or([eb('e.lifetime_access', '=', 1), eb('e.access_expires_at', 'is', null), eb('e.access_expires_at', '>', now)]),
-                ),
-            )
-            .$if(filter.state === 'expired', (sub) =>
-              sub.where('e.revoked_at', 'is', null).where('e.lifetime_access', '=', 0).where('e.access_expires_at', '<=', now),
-            )
-            .$if(filter.state === 'revoked', (sub) => sub.where('e.revoked_at', 'is not', null))
-            .$if(filter.state === 'completed', (sub) => sub.where('e.completed_at', 'is not', null)),
-        ),
+    .$if(asksEnrollments && !few, (qb) =>
+      qb.where(({ exists }) =>
+        exists(enrollmentsAsked(scope, filter, now).select(sql.lit(1).as('one')).where('e.person_id', '=', sql.ref<string>('r.person_id'))),
       ),
     )
     .$if(filter.inactiveDays !== undefined, (qb) => {
@@ -124,15 +217,18 @@ export async function searchStudents(
   now: number,
 ): Promise<Page<StudentRecord>> {
   const { size, after } = pageQuery(SEARCH, request);
-  const rows = await matching(scope, filter, now)
+  const few = await fewEnrollmentsAsked(scope, filter, now);
+  const rows = await matching(scope, filter, now, few)
     .innerJoin('people as p', 'p.id', 'r.person_id')
     .$if(after !== null, (qb) =>
       qb.where((eb) =>
         eb.or([eb('r.created_at', '<', after!.sort), eb.and([eb('r.created_at', '=', after!.sort), eb('r.person_id', '<', after!.id)])]),
       ),
     )
-    .select(['p.id', 'p.name', 'p.email', 'r.created_at'])
+    // r.person_id (equal to p.id) too: PostgreSQL sorts distinct rows only by what they select.
+    .select(['p.id', 'p.name', 'p.email', 'r.created_at', 'r.person_id'])
     .select(enrollmentCount(scope))
+    .$if(few && repeatsStudents(filter), (qb) => qb.distinct())
     .orderBy('r.created_at', 'desc')
     .orderBy('r.person_id', 'desc')
     .limit(size + 1)
@@ -149,10 +245,18 @@ export async function searchStudents(
   return toPage(SEARCH, students, size, (s) => ({ sort: s.studentSince, id: s.id }));
 }
 
+/**
+ * How many students match. No filter, or a course alone, reads counts the triggers keep (migrations 004
+ * and 031); other filters count the matches, from the few enrollments asked about when they are few.
+ */
 export async function countMatchingStudents(scope: SiteScope, filter: StudentFilter, now: number): Promise<number> {
-  if (Object.values(filter).every((v) => v === undefined)) return countStudents(scope);
-  const row = await matching(scope, filter, now)
-    .select((eb) => eb.fn.countAll().as('n'))
+  const { courseId, ...others } = filter;
+  const onlyCourse = Object.values(others).every((v) => v === undefined);
+  if (onlyCourse && courseId === undefined) return countStudents(scope);
+  if (onlyCourse && courseId !== undefined) return countCourseStudents(scope, courseId);
+  const few = await fewEnrollmentsAsked(scope, filter, now);
+  const row = await matching(scope, filter, now, few)
+    .select((eb) => (few && repeatsStudents(filter) ? eb.fn.count('r.person_id').distinct() : eb.fn.countAll()).as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -30,6 +30,8 @@ import * as m027 from './migrations/027-order-product-counts.js';
 import * as m028 from './migrations/028-course-learning-counts.js';
 import * as m029 from './migrations/029-orders-by-filter.js';
 import * as m030 from './migrations/030-enrollments-by-activity-person.js';
+import * as m031 from './migrations/031-course-student-counts.js';
+import * as m032 from './migrations/032-enrollments-by-state-person.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -63,6 +65,8 @@ const migrations: Record<string, Migration> = {
   '028-course-learning-counts': m028,
   '029-orders-by-filter': m029,
   '030-enrollments-by-activity-person': m030,
+  '031-course-student-counts': m031,
+  '032-enrollments-by-state-person': m032,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -204,6 +204,18 @@ export interface EnrollmentCountsTable {
 }
 
 /**
+ * Students (holders of the student role) enrolled per site and course, kept by triggers on enrollments
+ * and roles (migration 031); the students list's total for a course sums the slots.
+ */
+export interface CourseStudentCountsTable {
+  site_id: string;
+  course_id: string;
+  /** PostgreSQL: the writing connection's slot, so concurrent writers do not queue on one row. SQLite: 0. */
+  slot: number;
+  n: number;
+}
+
+/**
  * Open enrollments with access for good (not revoked, not completed, lifetime or no end date) per site and
  * UTC day of last activity (-1: never active), kept by triggers (migration 025); a count sums the slots.
  */
@@ -344,6 +356,7 @@ export interface Database extends SchoolTables {
   order_product_counts: OrderProductCountsTable;
   open_enrollment_activity: OpenEnrollmentActivityTable;
   enrollment_counts: EnrollmentCountsTable;
+  course_student_counts: CourseStudentCountsTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;
   course_learning_counts: CourseLearningCountsTable;

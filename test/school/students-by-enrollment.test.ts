@@ -1,0 +1,390 @@
+// The students list filtered by course and enrollment state (GET /students?courseId=&state=): students of
+// the site holding an enrollment here that matches, newest student first, with the total. Pages and totals
+// must equal what the roles and enrollments say, on both stores, whether the page starts from the few
+// enrollments asked about (a rare course or state) or walks the students (a common one), and a course's
+// total, read from counts the triggers of migration 031 keep, must follow every change of enrollments and
+// roles.
+import { CompiledQuery, type Kysely, type KyselyPlugin, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  countMatchingStudents,
+  FEW_ENROLLMENTS,
+  type StudentFilter,
+  searchStudents,
+} from '../../src/school/operator-students.repository.js';
+import * as m031 from '../../src/storage/migrations/031-course-student-counts.js';
+import type { Database } from '../../src/storage/schema.js';
+import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { pagedIds } from '../helpers/paging.js';
+import {
+  DAY,
+  enrollmentRow,
+  grantRole,
+  insertCourse,
+  insertPerson,
+  insertSite,
+  openSchoolStore,
+  type SchoolStore,
+  TEST_NOW,
+} from '../helpers/school-fixtures.js';
+
+const NOW = TEST_NOW;
+const PEOPLE = 2_400;
+const id = (i: number) => `per_${String(i).padStart(4, '0')}`;
+
+/** Inserts rows in statements of 500 (PostgreSQL takes at most 65,535 parameters in one). */
+async function insertMany(db: Kysely<Database>, table: 'people' | 'site_roles' | 'enrollments', rows: object[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto(table)
+      .values(rows.slice(i, i + 500) as never)
+      .execute();
+}
+
+/**
+ * site_a: 2,400 students (two at a time share a start, so ties are broken by id); crs_big holds nearly all
+ * of them, most completed (more than FEW_ENROLLMENTS each: the walk); crs_small a few, some expired,
+ * revoked, or timed and still open. A lecturer without the student role is enrolled in both. site_b
+ * enrolls the same people, all expired, which must never show at site_a.
+ */
+async function seed(db: Kysely<Database>): Promise<void> {
+  await insertSite(db, { id: 'site_a', name: 'A', origin: 'http://a.test', variant: 'A' });
+  await insertSite(db, { id: 'site_b', name: 'B', origin: 'http://b.test', variant: 'A' });
+  for (const c of ['crs_big', 'crs_small', 'crs_empty']) await insertCourse(db, 'site_a', c);
+  await insertCourse(db, 'site_b', 'crs_b');
+  const all = Array.from({ length: PEOPLE }, (_, i) => i);
+  await insertMany(
+    db,
+    'people',
+    all.map((i) => ({ id: id(i), email: `${id(i)}@a.test`, name: `Learner ${i}`, picture_url: null, password_hash: 'x', created_at: NOW })),
+  );
+  await insertMany(
+    db,
+    'site_roles',
+    all.map((i) => ({ site_id: 'site_a', person_id: id(i), role: 'student', created_at: NOW - (PEOPLE - Math.floor(i / 2)) * 1000 })),
+  );
+  await insertMany(
+    db,
+    'enrollments',
+    all
+      .filter((i) => i % 50 !== 0)
+      .map((i) =>
+        enrollmentRow({
+          id: `enr_big_${i}`,
+          site_id: 'site_a',
+          person_id: id(i),
+          course_id: 'crs_big',
+          completed_at: i % 10 !== 0 ? NOW - DAY : null,
+          revoked_at: i % 500 === 1 ? NOW - DAY : null,
+        }),
+      ),
+  );
+  await insertMany(
+    db,
+    'enrollments',
+    all
+      .filter((i) => i % 73 === 5)
+      .map((i, k) =>
+        enrollmentRow({
+          id: `enr_small_${i}`,
+          site_id: 'site_a',
+          person_id: id(i),
+          course_id: 'crs_small',
+          // Expired, timed and open, revoked, for life.
+          lifetime_access: k % 4 === 3 ? 1 : 0,
+          access_expires_at: k % 4 === 0 ? NOW - DAY : k % 4 === 3 ? null : NOW + DAY,
+          revoked_at: k % 4 === 2 ? NOW - 2 * DAY : null,
+        }),
+      ),
+  );
+  await insertPerson(db, { id: 'per_lecturer', email: 'lecturer@a.test', name: 'Lecturer' });
+  await grantRole(db, 'site_a', 'per_lecturer', 'lecturer');
+  for (const course of ['crs_big', 'crs_small'])
+    await db
+      .insertInto('enrollments')
+      .values(
+        enrollmentRow({
+          id: `enr_lecturer_${course}`,
+          site_id: 'site_a',
+          person_id: 'per_lecturer',
+          course_id: course,
+          lifetime_access: 0,
+          access_expires_at: NOW - DAY,
+        }),
+      )
+      .execute();
+  await insertMany(
+    db,
+    'site_roles',
+    all.filter((i) => i % 7 === 0).map((i) => ({ site_id: 'site_b', person_id: id(i), role: 'student', created_at: NOW })),
+  );
+  await insertMany(
+    db,
+    'enrollments',
+    all
+      .filter((i) => i % 7 === 0)
+      .map((i) =>
+        enrollmentRow({
+          id: `enr_b_${i}`,
+          site_id: 'site_b',
+          person_id: id(i),
+          course_id: 'crs_b',
+          lifetime_access: 0,
+          access_expires_at: NOW - DAY,
+          revoked_at: i % 2 === 0 ? NOW - DAY : null,
+          completed_at: NOW - DAY,
+        }),
+      ),
+  );
+}
+
+interface EnrollmentFacts {
+  person_id: string;
+  course_id: string;
+  lifetime_access: number;
+  access_expires_at: number | string | null;
+  revoked_at: number | string | null;
+  completed_at: number | string | null;
+}
+
+/** The SPEC's states of an enrollment, applied to a row. */
+function inState(e: EnrollmentFacts, state: NonNullable<StudentFilter['state']>): boolean {
+  const open = e.revoked_at === null;
+  const ended = e.lifetime_access === 0 && e.access_expires_at !== null && Number(e.access_expires_at) <= NOW;
+  if (state === 'revoked') return !open;
+  if (state === 'completed') return e.completed_at !== null;
+  if (state === 'expired') return open && ended;
+  return open && !ended;
+}
+
+/** The rule, from the rows: site_a's students with a matching enrollment there, newest student first. */
+async function expected(db: Kysely<Database>, filter: Pick<StudentFilter, 'courseId' | 'state'>): Promise<string[]> {
+  const students = await db
+    .selectFrom('site_roles')
+    .select(['person_id', 'created_at'])
+    .where('site_id', '=', 'site_a')
+    .where('role', '=', 'student')
+    .execute();
+  const enrollments = await db
+    .selectFrom('enrollments')
+    .select(['person_id', 'course_id', 'lifetime_access', 'access_expires_at', 'revoked_at', 'completed_at'])
+    .where('site_id', '=', 'site_a')
+    .execute();
+  const matched = new Set(
+    enrollments
+      .filter(
+        (e) =>
+          (filter.courseId === undefined || e.course_id === filter.courseId) && (filter.state === undefined || inState(e, filter.state)),
+      )
+      .map((e) => e.person_id),
+  );
+  return students
+    .filter((s) => matched.has(s.person_id))
+    .sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.person_id < b.person_id ? 1 : -1))
+    .map((s) => s.person_id);
+}
+
+/** A view of the database that keeps the SQL and parameters of every query run through it. */
+function recording(db: Kysely<Database>): { db: Kysely<Database>; queries: CompiledQuery[] } {
+  const queries: CompiledQuery[] = [];
+  const plugin: KyselyPlugin = {
+    transformQuery(args) {
+      queries.push(db.getExecutor().compileQuery(args.node, args.queryId));
+      return args.node;
+    },
+    async transformResult(args) {
+      return args.result;
+    },
+  };
+  return { db: db.withPlugin(plugin), queries };
+}
+
+const FILTERS: Array<{ filter: Pick<StudentFilter, 'courseId' | 'state'>; few: boolean }> = [
+  { filter: { courseId: 'crs_big' }, few: false },
+  { filter: { courseId: 'crs_small' }, few: true },
+  { filter: { courseId: 'crs_empty' }, few: true },
+  { filter: { courseId: 'crs_b' }, few: true },
+  { filter: { state: 'active' }, few: false },
+  { filter: { state: 'completed' }, few: false },
+  { filter: { state: 'expired' }, few: true },
+  { filter: { state: 'revoked' }, few: true },
+  { filter: { courseId: 'crs_big', state: 'completed' }, few: false },
+  { filter: { courseId: 'crs_big', state: 'revoked' }, few: true },
+  { filter: { courseId: 'crs_big', state: 'active' }, few: false },
+  { filter: { courseId: 'crs_small', state: 'expired' }, few: true },
+  { filter: { courseId: 'crs_small', state: 'active' }, few: true },
+  { filter: { courseId: 'crs_small', state: 'completed' }, few: true },
+];
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`students by course and enrollment state (${dialect})`, () => {
+    let s: SchoolStore;
+    const scope = () => ({ db: s.db, siteId: 'site_a' });
+    beforeAll(async () => {
+      s = await openSchoolStore(dialect);
+      await seed(s.db);
+    }, 60_000);
+    afterAll(() => s?.close());
+
+    it('the world has both kinds of filter: common matches beyond FEW_ENROLLMENTS, rare ones within it', async () => {
+      expect((await expected(s.db, { courseId: 'crs_big' })).length).toBeGreaterThan(FEW_ENROLLMENTS);
+      expect((await expected(s.db, { state: 'completed' })).length).toBeGreaterThan(FEW_ENROLLMENTS);
+      for (const state of ['expired', 'revoked', 'active'] as const)
+        expect((await expected(s.db, { courseId: 'crs_small', state })).length).toBeGreaterThan(2);
+      expect(await expected(s.db, { state: 'expired' })).toEqual(await expected(s.db, { courseId: 'crs_small', state: 'expired' }));
+    });
+
+    for (const { filter } of FILTERS) {
+      it(`${JSON.stringify(filter)}: pages of 100 newest student first, and the total, equal the rows' answer`, async () => {
+        const want = await expected(s.db, filter);
+        const got = await pagedIds((after) => searchStudents(scope(), filter, { first: 100, after }, NOW));
+        expect(got).toEqual(want);
+        expect(await countMatchingStudents(scope(), filter, NOW)).toBe(want.length);
+        // With a name, a page of three, and inactivity on top: the same rule, narrowed.
+        const named = { ...filter, q: 'Learner 1' };
+        const wantNamed = want.filter((p) => Number(p.slice(4)) >= 1 && String(Number(p.slice(4))).startsWith('1'));
+        expect(await pagedIds((after) => searchStudents(scope(), named, { first: 3, after }, NOW), 1_000)).toEqual(wantNamed);
+        expect(await countMatchingStudents(scope(), named, NOW)).toBe(wantNamed.length);
+        expect(await countMatchingStudents(scope(), { ...filter, inactiveDays: 30 }, NOW)).toBe(want.length);
+      });
+    }
+
+    if (dialect === 'sqlite') {
+      for (const { filter, few } of FILTERS) {
+        it(`${JSON.stringify(filter)}: the page ${few ? 'starts from the few enrollments' : 'walks the students in order'}`, async () => {
+          const { db, queries } = recording(s.db);
+          await searchStudents({ db, siteId: 'site_a' }, filter, { first: 100 }, NOW);
+          const page = queries.find((q) => q.sql.includes('"site_roles" as "r"'));
+          expect(page).toBeDefined();
+          const explained = await s.db.executeQuery<{ detail: string }>(
+            CompiledQuery.raw(`explain query plan ${page?.sql ?? ''}`, [...(page?.parameters ?? [])]),
+          );
+          const plan = explained.rows.map((r) => r.detail).join(' | ');
+          if (few) {
+            // The enrollments through an index holding exactly them, then each student by key, then the sort.
+            expect(plan).toMatch(
+              filter.state === 'expired'
+                ? /^MULTI-INDEX OR \| INDEX 1 \| SEARCH e USING INDEX enrollments_open_by_expiry \(site_id=\? AND access_expires_at<\?\) \| INDEX 2 \| SEARCH e USING INDEX enrollments_completed_expiry_person \(site_id=\? AND access_expires_at<\?\) \|.* SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/
+                : /^SEARCH e USING (COVERING )?INDEX (enrollments_site_course_person|enrollments_revoked_person) \(site_id=\?[^|]*\| SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/,
+            );
+            expect(plan).not.toContain('site_roles_site_role_created');
+          } else {
+            expect(plan).toMatch(/^SEARCH r USING COVERING INDEX site_roles_site_role_created \(site_id=\? AND role=\?\)/);
+            expect(plan).not.toContain('TEMP B-TREE');
+          }
+        });
+      }
+    }
+
+    describe('a course’s total follows every change of enrollments and roles', () => {
+      const courses = ['crs_big', 'crs_small', 'crs_empty'];
+      const check = async () => {
+        for (const courseId of courses)
+          expect({ courseId, n: await countMatchingStudents(scope(), { courseId }, NOW) }).toEqual({
+            courseId,
+            n: (await expected(s.db, { courseId })).length,
+          });
+      };
+
+      it('as seeded, and after the migration is run again over existing rows', async () => {
+        await check();
+        await m031.down(s.db);
+        await m031.up(s.db);
+        await check();
+      });
+
+      it('a student’s role taken away and given back, one at a time and many in a statement', async () => {
+        await s.db.deleteFrom('site_roles').where('site_id', '=', 'site_a').where('person_id', '=', id(5)).execute();
+        await check();
+        await s.db
+          .deleteFrom('site_roles')
+          .where('site_id', '=', 'site_a')
+          .where('person_id', 'in', [id(78), id(151), id(3)])
+          .execute();
+        await check();
+        await s.db
+          .insertInto('site_roles')
+          .values([id(5), id(78), id(151)].map((p) => ({ site_id: 'site_a', person_id: p, role: 'student', created_at: NOW })))
+          .execute();
+        await check();
+        // The lecturer becomes a student too: their enrollments count from now on.
+        await grantRole(s.db, 'site_a', 'per_lecturer', 'student');
+        await check();
+      });
+
+      it('enrollments added, moved to another course or person, and deleted', async () => {
+        await s.db
+          .insertInto('enrollments')
+          .values([
+            enrollmentRow({ id: 'enr_new_1', site_id: 'site_a', person_id: id(1), course_id: 'crs_empty' }),
+            enrollmentRow({ id: 'enr_new_3', site_id: 'site_a', person_id: id(3), course_id: 'crs_empty' }),
+          ])
+          .execute();
+        await check();
+        await s.db.updateTable('enrollments').set({ course_id: 'crs_empty' }).where('id', '=', `enr_small_${5}`).execute();
+        await s.db
+          .updateTable('enrollments')
+          .set({ person_id: id(7) })
+          .where('id', '=', 'enr_new_1')
+          .execute();
+        await check();
+        await s.db.deleteFrom('enrollments').where('course_id', '=', 'crs_small').where('person_id', '<', id(1000)).execute();
+        await check();
+      });
+
+      it('a role renamed, a person deleted with role and enrollments, and a deleted course', async () => {
+        await s.db
+          .updateTable('site_roles')
+          .set({ role: 'admin' })
+          .where('site_id', '=', 'site_a')
+          .where('person_id', '=', id(9))
+          .execute();
+        await check();
+        await s.db
+          .updateTable('site_roles')
+          .set({ role: 'student' })
+          .where('site_id', '=', 'site_a')
+          .where('person_id', '=', id(9))
+          .execute();
+        await check();
+        await s.db
+          .deleteFrom('people')
+          .where('id', 'in', [id(11), id(78), 'per_lecturer'])
+          .execute();
+        await check();
+        await s.db.deleteFrom('courses').where('id', '=', 'crs_small').execute();
+        expect(await countMatchingStudents(scope(), { courseId: 'crs_small' }, NOW)).toBe(0);
+        expect(await s.db.selectFrom('course_student_counts').where('course_id', '=', 'crs_small').selectAll().execute()).toEqual([]);
+      });
+
+      if (dialect === 'postgres') {
+        it('concurrent connections enrolling and granting roles keep the total', async () => {
+          await Promise.all(
+            Array.from({ length: 12 }, (_, k) =>
+              s.db.transaction().execute(async (trx) => {
+                await trx
+                  .insertInto('enrollments')
+                  .values(
+                    Array.from({ length: 20 }, (_, j) =>
+                      enrollmentRow({ id: `enr_c_${k}_${j}`, site_id: 'site_a', person_id: id(1000 + k * 20 + j), course_id: 'crs_empty' }),
+                    ),
+                  )
+                  .execute();
+                await sql`select pg_sleep(0.01)`.execute(trx);
+              }),
+            ),
+          );
+          await check();
+          expect(await countMatchingStudents(scope(), { courseId: 'crs_empty' }, NOW)).toBeGreaterThanOrEqual(240);
+        });
+      }
+
+      it('another site’s course counts nothing here, and a deleted site takes its counts', async () => {
+        expect(await countMatchingStudents(scope(), { courseId: 'crs_b' }, NOW)).toBe(0);
+        expect(await countMatchingStudents({ db: s.db, siteId: 'site_b' }, { courseId: 'crs_b' }, NOW)).toBeGreaterThan(300);
+        await s.db.deleteFrom('sites').where('id', '=', 'site_b').execute();
+        expect(await s.db.selectFrom('course_student_counts').where('site_id', '=', 'site_b').selectAll().execute()).toEqual([]);
+      });
+    });
+  });
+}
