@@ -242,6 +242,10 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       '/api/admin/v1/students?q=bench4217%40&limit=100',
       '/api/admin/v1/students?courseId=crs_bench_1&limit=100',
       '/api/admin/v1/students?state=expired&limit=100',
+      // A course nobody is enrolled in, a state no enrollment is in, and a common course and state.
+      '/api/admin/v1/students?courseId=crs_bench_15&limit=100',
+      '/api/admin/v1/students?state=revoked&limit=100',
+      '/api/admin/v1/students?courseId=crs_bench_1&state=completed&limit=100',
       '/api/admin/v1/students?inactiveDays=30&limit=100',
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/orders?limit=100',

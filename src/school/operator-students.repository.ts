@@ -1,7 +1,7 @@
 // A site's students as its operators see them (SPEC 5.5 `students:read`): people holding the student role
 // at this site, with how many courses they are enrolled in here. Never password hashes, never other sites.
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { type AliasedSelectQueryBuilder, sql } from 'kysely';
 import { hashPassword } from '../kernel/password.js';
 import { newId } from '../kernel/random.js';
 import { isSqlite } from '../storage/dialect.js';
@@ -28,13 +28,16 @@ export async function countStudents(scope: SiteScope): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-/** The site's students enrolled in a course, from the count the triggers of migration 031 keep. */
-async function countCourseStudents(scope: SiteScope, courseId: string): Promise<number> {
+/**
+ * The site's students enrolled in a course (with an enrollment completed or revoked), from the counts the
+ * triggers of migration 031 keep. A person has one enrollment per course, so they count students.
+ */
+async function countCourseStudents(scope: SiteScope, courseId: string, column: 'n' | 'completed' | 'revoked'): Promise<number> {
   const row = await scope.db
     .selectFrom('course_student_counts')
     .where('site_id', '=', scope.siteId)
     .where('course_id', '=', courseId)
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(column), eb.lit(0)).as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -94,35 +97,73 @@ function enrollmentsAsked(scope: SiteScope, filter: Pick<StudentFilter, 'courseI
 }
 
 /**
- * Up to this many enrollments asked about, a page starts from them: reading them all and sorting their
- * students costs less than walking the students newest first until a page of matches is found, which for
- * a rare match reads every student (0.4-3.5 s at 100,000 students). Beyond it matches are common enough
- * that the walk finds a page soon.
+ * Up to this many matches (enrollments asked about, or people named), a page starts from them: reading
+ * them all and sorting their students costs less than walking the students newest first until a page of
+ * matches is found, which for a rare match reads every student (0.4-3.5 s at 100,000 students). Beyond
+ * it matches are common enough that the walk finds a page soon.
  */
-export const FEW_ENROLLMENTS = 2_000;
+export const FEW_MATCHES = 2_000;
+
+/** Whether a query has at most FEW_MATCHES rows, read up to that bound. */
+async function atMostFew(scope: SiteScope, rows: { as(alias: 'm'): AliasedSelectQueryBuilder<object, 'm'> }): Promise<boolean> {
+  const row = await scope.db
+    .selectFrom(rows.as('m'))
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n) <= FEW_MATCHES;
+}
 
 /**
- * Whether the filter's course or state holds at most FEW_ENROLLMENTS enrollments, counted (up to the bound)
- * through an index whose entries are exactly those enrollments: the (site, course) index, or a rare state's
- * partial index (migration 032). Active has none and is taken as common.
+ * The people whose name or e-mail address contains the text, any case, as `person_id`. From the trigram
+ * index of migration 033 when the text has the three characters a trigram needs: on SQLite its FTS5 table
+ * (a quoted phrase, matched as a substring), on PostgreSQL LIKE, which pg_trgm's indexes answer. Shorter
+ * texts are compared with every person.
  */
-async function fewEnrollmentsAsked(scope: SiteScope, filter: StudentFilter, now: number): Promise<boolean> {
+function peopleNamed(scope: SiteScope, text: string, limit?: number) {
+  if (isSqlite(scope.db) && [...text].length >= 3)
+    return scope.db
+      .selectFrom('people_search')
+      .select('people_search.person_id')
+      .where(sql<boolean>`people_search match ${`"${text.replaceAll('"', '""')}"`}`)
+      .$if(limit !== undefined, (qb) => qb.limit(limit ?? 0));
+  const like = contains(text);
+  return scope.db
+    .selectFrom('people as q')
+    .select('q.id as person_id')
+    .where(sql<boolean>`(lower(q.name) like ${like} escape '\\' or q.email like ${like} escape '\\')`)
+    .$if(limit !== undefined, (qb) => qb.limit(limit ?? 0));
+}
+
+/**
+ * Where a page and a count start: from the students in the list's order (`students`), or from the few
+ * people named by `q` or the few enrollments asked about (`named`, `enrolled`), each then looked up
+ * as a student by key.
+ */
+type Start = 'students' | 'named' | 'enrolled';
+
+/**
+ * The start for a filter. The few named people are counted through the trigram index (texts shorter
+ * than a trigram are taken as common); the few enrollments through an index whose entries are exactly
+ * them: the (site, course, person) index, or a rare state's partial index (migration 032). Active has none
+ * and is taken as common.
+ */
+async function startOf(scope: SiteScope, filter: StudentFilter, now: number): Promise<Start> {
+  if (filter.q !== undefined && [...filter.q].length >= 3 && (await atMostFew(scope, peopleNamed(scope, filter.q, FEW_MATCHES + 1))))
+    return 'named';
   const probes: Array<Pick<StudentFilter, 'courseId' | 'state'>> = [];
   if (filter.courseId !== undefined) probes.push({ courseId: filter.courseId });
   if (filter.state !== undefined && filter.state !== 'active') probes.push({ state: filter.state });
-  for (const probe of probes) {
-    const row = await scope.db
-      .selectFrom(
+  for (const probe of probes)
+    if (
+      await atMostFew(
+        scope,
         enrollmentsAsked(scope, probe, now)
           .select(sql.lit(1).as('one'))
-          .limit(FEW_ENROLLMENTS + 1)
-          .as('m'),
+          .limit(FEW_MATCHES + 1),
       )
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    if (Number(row.n) <= FEW_ENROLLMENTS) return true;
-  }
-  return false;
+    )
+      return 'enrolled';
+  return 'students';
 }
 
 function studentRoles(scope: SiteScope) {
@@ -130,14 +171,14 @@ function studentRoles(scope: SiteScope) {
 }
 
 /**
- * The students among the people of the few enrollments asked about: the enrollments read first (a CROSS
- * JOIN is SQLite's way of fixing the order of the loops, which its planner would otherwise turn around,
- * walking the students and testing each against the set), then each one's role looked up by key. A
- * person with several such enrollments comes once per enrollment: see repeatsStudents.
+ * The students among a few people: the set read first (a CROSS JOIN is SQLite's way of fixing the order
+ * of the loops, which its planner would otherwise turn around, walking the students and testing each
+ * against the set), then each one's role looked up by key. A person the set holds more than once comes
+ * as often: see repeatsStudents.
  */
-function fromFewEnrollments(scope: SiteScope, filter: StudentFilter, now: number) {
+function fromFew(scope: SiteScope, people: { as(alias: 'm'): AliasedSelectQueryBuilder<{ person_id: string }, 'm'> }) {
   const joined = scope.db
-    .selectFrom(enrollmentsAsked(scope, filter, now).select('e.person_id').as('m'))
+    .selectFrom(people.as('m'))
     .crossJoin('site_roles as r')
     .where('r.site_id', '=', scope.siteId)
     .where('r.role', '=', 'student')
@@ -148,34 +189,32 @@ function fromFewEnrollments(scope: SiteScope, filter: StudentFilter, now: number
 }
 
 /**
- * Whether a student can come more than once from fromFewEnrollments: not for a course (a person holds one
- * enrollment per course). The repeats are removed after the join, from the page's or the count's few
- * rows: asked for distinct people in the set itself, SQLite reads the site's every enrollment in person
- * order to get them.
+ * Whether a student can come more than once from the start: from the enrollments in a state, not of a
+ * course (a person holds one enrollment per course, one row of the search). The repeats are removed after
+ * the join, from the page's or the count's few rows: asked for distinct people in the set itself, SQLite
+ * reads the site's every enrollment in person order to get them.
  */
-function repeatsStudents(filter: StudentFilter): boolean {
-  return filter.courseId === undefined;
+function repeatsStudents(start: Start, filter: StudentFilter): boolean {
+  return start === 'enrolled' && filter.courseId === undefined;
 }
 
 /**
- * The students matching the filter. With `few`, the course and state terms are the set of the few
- * enrollments' people (read once, then each student looked up by key); otherwise each student, walked in
- * the list's order, is asked whether it holds such an enrollment.
+ * The students matching the filter, from the start: the filter the start reads is met by the set; the
+ * others are asked of each student, as a set built once when walking the students in order, and per
+ * student (by key) when starting from a few.
  */
-function matching(scope: SiteScope, filter: StudentFilter, now: number, few: boolean) {
+function matching(scope: SiteScope, filter: StudentFilter, now: number, start: Start) {
   // People are joined only where a filter reads them: counting 100,000 students must not visit each person.
   const asksEnrollments = filter.courseId !== undefined || filter.state !== undefined;
-  return (asksEnrollments && few ? fromFewEnrollments(scope, filter, now) : studentRoles(scope))
-    .$if(filter.q !== undefined, (qb) => {
-      const like = contains(filter.q ?? '');
-      return qb.where('r.person_id', 'in', (eb) =>
-        eb
-          .selectFrom('people as q')
-          .select('q.id')
-          .where(sql<boolean>`(lower(q.name) like ${like} escape '\\' or q.email like ${like} escape '\\')`),
-      );
-    })
-    .$if(asksEnrollments && !few, (qb) =>
+  const base =
+    start === 'named'
+      ? fromFew(scope, peopleNamed(scope, filter.q ?? ''))
+      : start === 'enrolled'
+        ? fromFew(scope, enrollmentsAsked(scope, filter, now).select('e.person_id as person_id'))
+        : studentRoles(scope);
+  return base
+    .$if(filter.q !== undefined && start !== 'named', (qb) => qb.where('r.person_id', 'in', peopleNamed(scope, filter.q ?? '')))
+    .$if(asksEnrollments && start !== 'enrolled', (qb) =>
       qb.where(({ exists }) =>
         exists(enrollmentsAsked(scope, filter, now).select(sql.lit(1).as('one')).where('e.person_id', '=', sql.ref<string>('r.person_id'))),
       ),
@@ -186,26 +225,16 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, few: boo
       // a page at 100,000 students and a million enrollments), but builds an uncorrelated NOT IN's set of
       // the learners active since then once, from the (site, last activity, person) index of migration
       // 030. PostgreSQL turns NOT EXISTS into one anti-join, while a NOT IN whose set outgrows work_mem
-      // is scanned once per student.
-      return isSqlite(scope.db)
-        ? qb.where('r.person_id', 'not in', (eb) =>
-            eb
-              .selectFrom('enrollments as e')
-              .select('e.person_id')
-              .where('e.site_id', '=', scope.siteId)
-              .where('e.last_activity_at', '>=', since),
-          )
-        : qb.where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('enrollments as e')
-                  .select(sql.lit(1).as('one'))
-                  .whereRef('e.person_id', '=', 'r.person_id')
-                  .where('e.site_id', '=', scope.siteId)
-                  .where('e.last_activity_at', '>=', since),
-              ),
-            ),
-          );
+      // is scanned once per student. From a few students, asking each is cheaper than either set.
+      const activeSince = () =>
+        scope.db
+          .selectFrom('enrollments as e')
+          .select('e.person_id')
+          .where('e.site_id', '=', scope.siteId)
+          .where('e.last_activity_at', '>=', since);
+      return isSqlite(scope.db) && start === 'students'
+        ? qb.where('r.person_id', 'not in', activeSince())
+        : qb.where(({ not, exists }) => not(exists(activeSince().where('e.person_id', '=', sql.ref<string>('r.person_id')))));
     });
 }
 
@@ -217,8 +246,8 @@ export async function searchStudents(
   now: number,
 ): Promise<Page<StudentRecord>> {
   const { size, after } = pageQuery(SEARCH, request);
-  const few = await fewEnrollmentsAsked(scope, filter, now);
-  const rows = await matching(scope, filter, now, few)
+  const start = await startOf(scope, filter, now);
+  const rows = await matching(scope, filter, now, start)
     .innerJoin('people as p', 'p.id', 'r.person_id')
     .$if(after !== null, (qb) =>
       qb.where((eb) =>
@@ -228,7 +257,7 @@ export async function searchStudents(
     // r.person_id (equal to p.id) too: PostgreSQL sorts distinct rows only by what they select.
     .select(['p.id', 'p.name', 'p.email', 'r.created_at', 'r.person_id'])
     .select(enrollmentCount(scope))
-    .$if(few && repeatsStudents(filter), (qb) => qb.distinct())
+    .$if(repeatsStudents(start, filter), (qb) => qb.distinct())
     .orderBy('r.created_at', 'desc')
     .orderBy('r.person_id', 'desc')
     .limit(size + 1)
@@ -246,17 +275,20 @@ export async function searchStudents(
 }
 
 /**
- * How many students match. No filter, or a course alone, reads counts the triggers keep (migrations 004
- * and 031); other filters count the matches, from the few enrollments asked about when they are few.
+ * How many students match. No filter, a course alone, or a course with the completed or revoked state
+ * reads counts the triggers keep (migrations 004 and 031); other filters count the matches, from the few
+ * people or enrollments when they are few.
  */
 export async function countMatchingStudents(scope: SiteScope, filter: StudentFilter, now: number): Promise<number> {
-  const { courseId, ...others } = filter;
-  const onlyCourse = Object.values(others).every((v) => v === undefined);
-  if (onlyCourse && courseId === undefined) return countStudents(scope);
-  if (onlyCourse && courseId !== undefined) return countCourseStudents(scope, courseId);
-  const few = await fewEnrollmentsAsked(scope, filter, now);
-  const row = await matching(scope, filter, now, few)
-    .select((eb) => (few && repeatsStudents(filter) ? eb.fn.count('r.person_id').distinct() : eb.fn.countAll()).as('n'))
+  const { courseId, state, ...others } = filter;
+  if (Object.values(others).every((v) => v === undefined)) {
+    if (courseId === undefined && state === undefined) return countStudents(scope);
+    if (courseId !== undefined && state === undefined) return countCourseStudents(scope, courseId, 'n');
+    if (courseId !== undefined && (state === 'completed' || state === 'revoked')) return countCourseStudents(scope, courseId, state);
+  }
+  const start = await startOf(scope, filter, now);
+  const row = await matching(scope, filter, now, start)
+    .select((eb) => (repeatsStudents(start, filter) ? eb.fn.count('r.person_id').distinct() : eb.fn.countAll()).as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

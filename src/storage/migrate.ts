@@ -32,6 +32,7 @@ import * as m029 from './migrations/029-orders-by-filter.js';
 import * as m030 from './migrations/030-enrollments-by-activity-person.js';
 import * as m031 from './migrations/031-course-student-counts.js';
 import * as m032 from './migrations/032-enrollments-by-state-person.js';
+import * as m033 from './migrations/033-people-search.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '030-enrollments-by-activity-person': m030,
   '031-course-student-counts': m031,
   '032-enrollments-by-state-person': m032,
+  '033-people-search': m033,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -204,6 +204,16 @@ export interface EnrollmentCountsTable {
 }
 
 /**
+ * SQLite only: people's names and addresses in an FTS5 trigram index, kept by triggers (migration 033),
+ * for the students search. PostgreSQL searches people itself, through pg_trgm indexes.
+ */
+export interface PeopleSearchTable {
+  person_id: string;
+  name: string;
+  email: string;
+}
+
+/**
  * Students (holders of the student role) enrolled per site and course, kept by triggers on enrollments
  * and roles (migration 031); the students list's total for a course sums the slots.
  */
@@ -213,6 +223,10 @@ export interface CourseStudentCountsTable {
   /** PostgreSQL: the writing connection's slot, so concurrent writers do not queue on one row. SQLite: 0. */
   slot: number;
   n: number;
+  /** Of those students' enrollments in the course, how many are completed. */
+  completed: Generated<number>;
+  /** And how many revoked. */
+  revoked: Generated<number>;
 }
 
 /**
@@ -357,6 +371,7 @@ export interface Database extends SchoolTables {
   open_enrollment_activity: OpenEnrollmentActivityTable;
   enrollment_counts: EnrollmentCountsTable;
   course_student_counts: CourseStudentCountsTable;
+  people_search: PeopleSearchTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;
   course_learning_counts: CourseLearningCountsTable;

@@ -1,17 +1,13 @@
-// The students list filtered by course and enrollment state (GET /students?courseId=&state=): students of
-// the site holding an enrollment here that matches, newest student first, with the total. Pages and totals
-// must equal what the roles and enrollments say, on both stores, whether the page starts from the few
-// enrollments asked about (a rare course or state) or walks the students (a common one), and a course's
-// total, read from counts the triggers of migration 031 keep, must follow every change of enrollments and
-// roles.
+// The students list's filters (GET /students?q=&courseId=&state=): students of the site whose name or
+// address contains a text, or who hold an enrollment here of a course or in a state, newest student
+// first, with the total. Pages and totals must equal what the people, roles and enrollments say, on both
+// stores, whether the page starts from the few people or enrollments that match (a rare text, course or
+// state) or walks the students (a common one); a rare text is looked up in the trigram index of migration
+// 033, which follows every change of a name or address; and a course's total, read from counts the
+// triggers of migration 031 keep, must follow every change of enrollments and roles.
 import { CompiledQuery, type Kysely, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  countMatchingStudents,
-  FEW_ENROLLMENTS,
-  type StudentFilter,
-  searchStudents,
-} from '../../src/school/operator-students.repository.js';
+import { countMatchingStudents, FEW_MATCHES, type StudentFilter, searchStudents } from '../../src/school/operator-students.repository.js';
 import * as m031 from '../../src/storage/migrations/031-course-student-counts.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -41,9 +37,17 @@ async function insertMany(db: Kysely<Database>, table: 'people' | 'site_roles' |
       .execute();
 }
 
+/** Students whose names and addresses hold what a search must take literally or fold. */
+const ODD_NAMES: Array<[number, string, string]> = [
+  [1, 'Zoë "Zed" O\'Brien', 'zoe.obrien@a.test'],
+  [2, 'ÉMILE Learner', 'emile@a.test'],
+  [3, 'Ann 100%_Sure', 'ann@example.org'],
+  [4, 'Bo', 'bo@a.test'],
+];
+
 /**
  * site_a: 2,400 students (two at a time share a start, so ties are broken by id); crs_big holds nearly all
- * of them, most completed (more than FEW_ENROLLMENTS each: the walk); crs_small a few, some expired,
+ * of them, most completed (more than FEW_MATCHES each: the walk); crs_small a few, some expired,
  * revoked, or timed and still open. A lecturer without the student role is enrolled in both. site_b
  * enrolls the same people, all expired, which must never show at site_a.
  */
@@ -97,6 +101,10 @@ async function seed(db: Kysely<Database>): Promise<void> {
         }),
       ),
   );
+  for (const [n, name, email] of ODD_NAMES) {
+    await insertPerson(db, { id: `per_odd_${n}`, email, name });
+    await grantRole(db, 'site_a', `per_odd_${n}`, 'student', NOW + n);
+  }
   await insertPerson(db, { id: 'per_lecturer', email: 'lecturer@a.test', name: 'Lecturer' });
   await grantRole(db, 'site_a', 'per_lecturer', 'lecturer');
   for (const course of ['crs_big', 'crs_small'])
@@ -226,9 +234,9 @@ for (const dialect of DIALECTS) {
     }, 60_000);
     afterAll(() => s?.close());
 
-    it('the world has both kinds of filter: common matches beyond FEW_ENROLLMENTS, rare ones within it', async () => {
-      expect((await expected(s.db, { courseId: 'crs_big' })).length).toBeGreaterThan(FEW_ENROLLMENTS);
-      expect((await expected(s.db, { state: 'completed' })).length).toBeGreaterThan(FEW_ENROLLMENTS);
+    it('the world has both kinds of filter: common matches beyond FEW_MATCHES, rare ones within it', async () => {
+      expect((await expected(s.db, { courseId: 'crs_big' })).length).toBeGreaterThan(FEW_MATCHES);
+      expect((await expected(s.db, { state: 'completed' })).length).toBeGreaterThan(FEW_MATCHES);
       for (const state of ['expired', 'revoked', 'active'] as const)
         expect((await expected(s.db, { courseId: 'crs_small', state })).length).toBeGreaterThan(2);
       expect(await expected(s.db, { state: 'expired' })).toEqual(await expected(s.db, { courseId: 'crs_small', state: 'expired' }));
@@ -276,14 +284,106 @@ for (const dialect of DIALECTS) {
       }
     }
 
+    describe('students by part of the name or e-mail address, any case', () => {
+      /** The rule, from the rows: site_a's students whose name or address contains the text in any case. */
+      const named = async (text: string) => {
+        const people = await s.db
+          .selectFrom('people as p')
+          .innerJoin('site_roles as r', 'r.person_id', 'p.id')
+          .where('r.site_id', '=', 'site_a')
+          .where('r.role', '=', 'student')
+          .select(['p.id', 'p.name', 'p.email', 'r.created_at'])
+          .execute();
+        const t = text.toLowerCase();
+        return people
+          .filter((p) => p.name.toLowerCase().includes(t) || p.email.toLowerCase().includes(t))
+          .sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : -1))
+          .map((p) => p.id);
+      };
+      const searched = async (q: string) => ({
+        ids: await pagedIds((after) => searchStudents(scope(), { q }, { first: 100, after }, NOW)),
+        total: await countMatchingStudents(scope(), { q }, NOW),
+      });
+
+      const TEXTS = [
+        'learner',
+        'LEARNER 12',
+        'er 2',
+        'zoë',
+        'ZOË "ZED"',
+        "o'brien",
+        '100%_',
+        '%',
+        '_s',
+        'émile',
+        'bo',
+        'b',
+        '@example.',
+        'nobody-by-that-name',
+      ];
+      for (const q of TEXTS) {
+        it(`q=${JSON.stringify(q)}: the pages and the total are the students whose name or address contains it`, async () => {
+          const want = await named(q);
+          expect(await searched(q)).toEqual({ ids: want, total: want.length });
+        });
+      }
+
+      it('the texts are not trivial: a common one beyond FEW_MATCHES, rare ones, literal wildcards and quotes', async () => {
+        expect((await named('learner')).length).toBeGreaterThan(FEW_MATCHES);
+        expect(await named('zoë')).toEqual(['per_odd_1']);
+        expect(await named('ZOË "ZED"')).toEqual(['per_odd_1']);
+        expect(await named('100%_')).toEqual(['per_odd_3']);
+        expect((await named('%')).length).toBe(1);
+        expect(await named('nobody-by-that-name')).toEqual([]);
+      });
+
+      it('a changed name or address is found by the new one, not the old; a deleted person by neither', async () => {
+        await s.db.updateTable('people').set({ name: 'Renamed Person' }).where('id', '=', 'per_odd_3').execute();
+        expect((await searched('100%_')).total).toBe(0);
+        expect((await searched('renamed person')).ids).toEqual(['per_odd_3']);
+        await s.db.updateTable('people').set({ email: 'moved@elsewhere.test' }).where('id', '=', 'per_odd_3').execute();
+        expect((await searched('@example.')).total).toBe(0);
+        expect((await searched('moved@else')).ids).toEqual(['per_odd_3']);
+        // A password change is no change to the search.
+        await s.db.updateTable('people').set({ password_hash: 'y' }).where('id', '=', 'per_odd_3').execute();
+        expect((await searched('renamed person')).ids).toEqual(['per_odd_3']);
+        await s.db.deleteFrom('people').where('id', '=', 'per_odd_3').execute();
+        expect((await searched('renamed person')).total).toBe(0);
+      });
+
+      it('people of another site, or not students here, are not found', async () => {
+        await insertPerson(s.db, { id: 'per_outsider', email: 'outsider@b.test', name: 'Quite Unusual Name' });
+        await grantRole(s.db, 'site_b', 'per_outsider', 'student');
+        expect(await searched('unusual name')).toEqual({ ids: [], total: 0 });
+        expect(await searched('lecturer@')).toEqual({ ids: [], total: 0 });
+      });
+
+      if (dialect === 'sqlite') {
+        it('a rare text of three characters or more is looked up in the trigram index, and its students by key', async () => {
+          const { db, queries } = recording(s.db);
+          await searchStudents({ db, siteId: 'site_a' }, { q: 'learner 12' }, { first: 100 }, NOW);
+          const page = queries.find((q) => q.sql.includes('"site_roles" as "r"'));
+          const explained = await s.db.executeQuery<{ detail: string }>(
+            CompiledQuery.raw(`explain query plan ${page?.sql ?? ''}`, [...(page?.parameters ?? [])]),
+          );
+          const plan = explained.rows.map((r) => r.detail).join(' | ');
+          expect(plan).toMatch(/^SCAN people_search VIRTUAL TABLE INDEX \d+:M/);
+          expect(plan).toContain('SEARCH r USING INDEX sqlite_autoindex_site_roles_1 (site_id=? AND person_id=? AND role=?)');
+          expect(plan).not.toContain('SCAN q');
+        });
+      }
+    });
+
     describe('a course’s total follows every change of enrollments and roles', () => {
       const courses = ['crs_big', 'crs_small', 'crs_empty'];
       const check = async () => {
         for (const courseId of courses)
-          expect({ courseId, n: await countMatchingStudents(scope(), { courseId }, NOW) }).toEqual({
-            courseId,
-            n: (await expected(s.db, { courseId })).length,
-          });
+          for (const state of [undefined, 'completed', 'revoked'] as const)
+            expect({ courseId, state, n: await countMatchingStudents(scope(), { courseId, state }, NOW) }).toEqual({
+              courseId,
+              state,
+              n: (await expected(s.db, { courseId, state })).length,
+            });
       };
 
       it('as seeded, and after the migration is run again over existing rows', async () => {
@@ -329,6 +429,36 @@ for (const dialect of DIALECTS) {
           .execute();
         await check();
         await s.db.deleteFrom('enrollments').where('course_id', '=', 'crs_small').where('person_id', '<', id(1000)).execute();
+        await check();
+      });
+
+      it('enrollments completed and revoked, one at a time and many in a statement, and undone', async () => {
+        const some = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => `enr_big_${from + k}`);
+        await s.db.updateTable('enrollments').set({ completed_at: NOW }).where('id', '=', 'enr_big_10').execute();
+        await s.db.updateTable('enrollments').set({ revoked_at: NOW }).where('id', '=', 'enr_big_11').execute();
+        await check();
+        await s.db.updateTable('enrollments').set({ completed_at: null }).where('id', 'in', some(1, 40)).execute();
+        await s.db.updateTable('enrollments').set({ revoked_at: NOW, completed_at: NOW }).where('id', 'in', some(100, 130)).execute();
+        await check();
+        await s.db.updateTable('enrollments').set({ revoked_at: null }).where('id', 'in', some(100, 120)).execute();
+        // A second date on an enrollment already completed changes nothing.
+        await s.db
+          .updateTable('enrollments')
+          .set({ completed_at: NOW + 1 })
+          .where('id', 'in', some(100, 130))
+          .execute();
+        await check();
+        // Students with completed and revoked enrollments lose the role and regain it.
+        await s.db
+          .deleteFrom('site_roles')
+          .where('site_id', '=', 'site_a')
+          .where('person_id', 'in', [id(101), id(125)])
+          .execute();
+        await check();
+        await s.db
+          .insertInto('site_roles')
+          .values([id(101), id(125)].map((p) => ({ site_id: 'site_a', person_id: p, role: 'student', created_at: NOW })))
+          .execute();
         await check();
       });
 
