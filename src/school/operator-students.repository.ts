@@ -42,6 +42,24 @@ async function countCourseStudents(scope: SiteScope, courseId: string, column: '
   return Number(row.n);
 }
 
+/**
+ * The site's students holding an enrollment in a state, from the figures the triggers of migration 034
+ * keep per student: each state's students are a range of a partial index over them.
+ */
+async function countStudentsInState(scope: SiteScope, state: StudentStateFilter, now: number): Promise<number> {
+  const figures = scope.db.selectFrom('student_figures').where('site_id', '=', scope.siteId);
+  const count = async (qb: typeof figures) => Number((await qb.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  // The literals are the partial indexes' conditions, written as they are so SQLite matches them.
+  if (state === 'completed') return count(figures.where(sql<boolean>`completed > 0`));
+  if (state === 'revoked') return count(figures.where(sql<boolean>`revoked > 0`));
+  if (state === 'expired') return count(figures.where(sql<boolean>`timed_first_end is not null`).where('timed_first_end', '<=', now));
+  const [forGood, timed] = await Promise.all([
+    count(figures.where(sql<boolean>`open_for_good > 0`)),
+    count(figures.where(sql<boolean>`open_for_good = 0`).where('timed_last_end', '>', now)),
+  ]);
+  return forGood + timed;
+}
+
 export type StudentStateFilter = 'active' | 'expired' | 'revoked' | 'completed';
 
 export interface StudentFilter {
@@ -275,9 +293,9 @@ export async function searchStudents(
 }
 
 /**
- * How many students match. No filter, a course alone, or a course with the completed or revoked state
- * reads counts the triggers keep (migrations 004 and 031); other filters count the matches, from the few
- * people or enrollments when they are few.
+ * How many students match. No filter, a course alone or with the completed or revoked state, and a state
+ * alone read what the triggers keep (migrations 004, 031 and 034); other filters count the matches, from
+ * the few people or enrollments when they are few.
  */
 export async function countMatchingStudents(scope: SiteScope, filter: StudentFilter, now: number): Promise<number> {
   const { courseId, state, ...others } = filter;
@@ -285,6 +303,7 @@ export async function countMatchingStudents(scope: SiteScope, filter: StudentFil
     if (courseId === undefined && state === undefined) return countStudents(scope);
     if (courseId !== undefined && state === undefined) return countCourseStudents(scope, courseId, 'n');
     if (courseId !== undefined && (state === 'completed' || state === 'revoked')) return countCourseStudents(scope, courseId, state);
+    if (courseId === undefined && state !== undefined) return countStudentsInState(scope, state, now);
   }
   const start = await startOf(scope, filter, now);
   const row = await matching(scope, filter, now, start)

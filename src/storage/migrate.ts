@@ -33,6 +33,7 @@ import * as m030 from './migrations/030-enrollments-by-activity-person.js';
 import * as m031 from './migrations/031-course-student-counts.js';
 import * as m032 from './migrations/032-enrollments-by-state-person.js';
 import * as m033 from './migrations/033-people-search.js';
+import * as m034 from './migrations/034-student-figures.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '031-course-student-counts': m031,
   '032-enrollments-by-state-person': m032,
   '033-people-search': m033,
+  '034-student-figures': m034,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

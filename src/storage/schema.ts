@@ -204,6 +204,24 @@ export interface EnrollmentCountsTable {
 }
 
 /**
+ * Each student's figures at a site, recomputed from their enrollments there by triggers (migration 034),
+ * so the students of an enrollment state are counted from partial indexes over them.
+ */
+export interface StudentFiguresTable {
+  site_id: string;
+  person_id: string;
+  /** Enrollments completed. */
+  completed: number;
+  /** Enrollments revoked. */
+  revoked: number;
+  /** Enrollments not revoked with access for life or without an end. */
+  open_for_good: number;
+  /** The earliest and latest end of the access of the enrollments not revoked with timed access. */
+  timed_first_end: number | null;
+  timed_last_end: number | null;
+}
+
+/**
  * SQLite only: people's names and addresses in an FTS5 trigram index, kept by triggers (migration 033),
  * for the students search. PostgreSQL searches people itself, through pg_trgm indexes.
  */
@@ -372,6 +390,7 @@ export interface Database extends SchoolTables {
   enrollment_counts: EnrollmentCountsTable;
   course_student_counts: CourseStudentCountsTable;
   people_search: PeopleSearchTable;
+  student_figures: StudentFiguresTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;
   course_learning_counts: CourseLearningCountsTable;

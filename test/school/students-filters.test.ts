@@ -4,11 +4,13 @@
 // stores, whether the page starts from the few people or enrollments that match (a rare text, course or
 // state) or walks the students (a common one); a rare text is looked up in the trigram index of migration
 // 033, which follows every change of a name or address; and a course's total, read from counts the
-// triggers of migration 031 keep, must follow every change of enrollments and roles.
+// triggers of migration 031 keep, and a state's, read from the students' figures of migration 034, must
+// follow every change of enrollments and roles.
 import { CompiledQuery, type Kysely, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countMatchingStudents, FEW_MATCHES, type StudentFilter, searchStudents } from '../../src/school/operator-students.repository.js';
 import * as m031 from '../../src/storage/migrations/031-course-student-counts.js';
+import * as m034 from '../../src/storage/migrations/034-student-figures.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { pagedIds } from '../helpers/paging.js';
@@ -284,6 +286,25 @@ for (const dialect of DIALECTS) {
       }
     }
 
+    if (dialect === 'sqlite') {
+      it('a state’s total counts a range of a partial index over the students’ figures', async () => {
+        for (const state of ['active', 'expired', 'completed', 'revoked'] as const) {
+          const { db, queries } = recording(s.db);
+          await countMatchingStudents({ db, siteId: 'site_a' }, { state }, NOW);
+          const counts = queries.filter((q) => q.sql.includes('"student_figures"'));
+          expect(counts.length).toBe(state === 'active' ? 2 : 1);
+          for (const q of counts) {
+            const explained = await s.db.executeQuery<{ detail: string }>(
+              CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]),
+            );
+            expect(explained.rows.map((r) => r.detail).join(' | ')).toMatch(
+              /^SEARCH student_figures USING COVERING INDEX student_figures_\w+ \(site_id=\?/,
+            );
+          }
+        }
+      });
+    }
+
     describe('students by part of the name or e-mail address, any case', () => {
       /** The rule, from the rows: site_a's students whose name or address contains the text in any case. */
       const named = async (text: string) => {
@@ -384,13 +405,52 @@ for (const dialect of DIALECTS) {
               state,
               n: (await expected(s.db, { courseId, state })).length,
             });
+        // A state alone: from each student's figures (migration 034).
+        for (const state of ['active', 'expired', 'completed', 'revoked'] as const)
+          expect({ state, n: await countMatchingStudents(scope(), { state }, NOW) }).toEqual({
+            state,
+            n: (await expected(s.db, { state })).length,
+          });
       };
 
-      it('as seeded, and after the migration is run again over existing rows', async () => {
+      it('as seeded, and after the migrations are run again over existing rows', async () => {
         await check();
+        await m034.down(s.db);
         await m031.down(s.db);
         await m031.up(s.db);
+        await m034.up(s.db);
         await check();
+      });
+
+      it('access changed to timed, ended, moved past now and back to life', async () => {
+        const some = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => `enr_big_${from + k}`);
+        // Students 200-229 keep only their crs_big enrollment: timed, ended for some, and then for all.
+        await s.db
+          .updateTable('enrollments')
+          .set({ lifetime_access: 0, access_expires_at: NOW - DAY })
+          .where('id', 'in', some(200, 215))
+          .execute();
+        await s.db
+          .updateTable('enrollments')
+          .set({ lifetime_access: 0, access_expires_at: NOW + DAY })
+          .where('id', 'in', some(215, 230))
+          .execute();
+        await check();
+        await s.db
+          .updateTable('enrollments')
+          .set({ access_expires_at: NOW - 1 })
+          .where('id', 'in', some(215, 222))
+          .execute();
+        await s.db
+          .updateTable('enrollments')
+          .set({ access_expires_at: NOW + 5 * DAY })
+          .where('id', 'in', some(200, 204))
+          .execute();
+        await check();
+        // For life again, with the old end left in place: access for good.
+        await s.db.updateTable('enrollments').set({ lifetime_access: 1 }).where('id', 'in', some(200, 210)).execute();
+        await check();
+        expect((await expected(s.db, { state: 'expired' })).length).toBeGreaterThan(10);
       });
 
       it('a student’s role taken away and given back, one at a time and many in a statement', async () => {
