@@ -246,6 +246,8 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       '/api/admin/v1/students?courseId=crs_bench_15&limit=100',
       '/api/admin/v1/students?state=revoked&limit=100',
       '/api/admin/v1/students?courseId=crs_bench_1&state=completed&limit=100',
+      '/api/admin/v1/students?state=active&limit=100',
+      '/api/admin/v1/students?state=completed&limit=100',
       '/api/admin/v1/students?inactiveDays=30&limit=100',
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/orders?limit=100',
