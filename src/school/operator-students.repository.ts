@@ -43,18 +43,28 @@ async function countCourseStudents(scope: SiteScope, courseId: string, column: '
 }
 
 /**
- * The site's students holding an enrollment in a state, from the figures the triggers of migration 034
- * keep per student: each state's students are a range of a partial index over them.
+ * The site's students holding an enrollment in a state, from what the triggers of migration 034 keep:
+ * per site, the students with completed, revoked and open-for-good enrollments; per student, when their
+ * timed access ends, so the time-bound states are ranges of partial indexes.
  */
 async function countStudentsInState(scope: SiteScope, state: StudentStateFilter, now: number): Promise<number> {
+  const kept = async (column: 'completed' | 'revoked' | 'open_for_good') =>
+    Number(
+      (
+        await scope.db
+          .selectFrom('student_state_counts')
+          .where('site_id', '=', scope.siteId)
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(column), eb.lit(0)).as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const figures = scope.db.selectFrom('student_figures').where('site_id', '=', scope.siteId);
   const count = async (qb: typeof figures) => Number((await qb.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  if (state === 'completed' || state === 'revoked') return kept(state);
   // The literals are the partial indexes' conditions, written as they are so SQLite matches them.
-  if (state === 'completed') return count(figures.where(sql<boolean>`completed > 0`));
-  if (state === 'revoked') return count(figures.where(sql<boolean>`revoked > 0`));
   if (state === 'expired') return count(figures.where(sql<boolean>`timed_first_end is not null`).where('timed_first_end', '<=', now));
   const [forGood, timed] = await Promise.all([
-    count(figures.where(sql<boolean>`open_for_good > 0`)),
+    kept('open_for_good'),
     count(figures.where(sql<boolean>`open_for_good = 0`).where('timed_last_end', '>', now)),
   ]);
   return forGood + timed;

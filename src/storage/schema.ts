@@ -221,6 +221,16 @@ export interface StudentFiguresTable {
   timed_last_end: number | null;
 }
 
+/** Per site, how many students have completed, revoked and open-for-good enrollments (migration 034). */
+export interface StudentStateCountsTable {
+  site_id: string;
+  /** PostgreSQL: the writing connection's slot, so concurrent writers do not queue on one row. SQLite: 0. */
+  slot: number;
+  completed: number;
+  revoked: number;
+  open_for_good: number;
+}
+
 /**
  * SQLite only: people's names and addresses in an FTS5 trigram index, kept by triggers (migration 033),
  * for the students search. PostgreSQL searches people itself, through pg_trgm indexes.
@@ -391,6 +401,7 @@ export interface Database extends SchoolTables {
   course_student_counts: CourseStudentCountsTable;
   people_search: PeopleSearchTable;
   student_figures: StudentFiguresTable;
+  student_state_counts: StudentStateCountsTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;
   course_learning_counts: CourseLearningCountsTable;

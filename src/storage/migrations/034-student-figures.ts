@@ -1,8 +1,9 @@
 // The students list filtered by an enrollment state alone (GET /students?state=) counted its total by
 // asking each of the site's students about their enrollments: for a common state (most students hold an
 // active enrollment) 142 ms on SQLite and 226 ms on PostgreSQL at 100,000 students (bench/RESULTS.md,
-// fifteenth session). Each student's figures are now kept in student_figures by triggers, and each
-// state's students are a range of a partial index over them:
+// fifteenth session). Each student's figures are now kept in student_figures by triggers; how many
+// students have each figure that does not depend on the time is kept per site in student_state_counts,
+// and the time-bound ones are ranges of partial indexes over the figures:
 //   completed: enrollments completed > 0;         revoked: enrollments revoked > 0;
 //   active: open for good > 0 (not revoked, for life or without an end), or else the latest end of their
 //           open timed access is after now;
@@ -30,16 +31,16 @@ const TRIGGERS = [
   ['site_roles', 'site_roles_figures_update'],
 ] as const;
 
-/**
- * The figures of the students among `pairs` (a query of site_id, person_id), as an upsert. A student
- * without enrollments joins one row of nulls, which `e.id is not null` keeps out of the open count.
- */
+/** A student's figures, from their enrollments `e` at the site (a student without any joins nulls). */
+const FIGURES = `count(e.completed_at), count(e.revoked_at),
+  count(case when e.id is not null and e.revoked_at is null and (e.lifetime_access = 1 or e.access_expires_at is null) then 1 end),
+  min(case when e.revoked_at is null and e.lifetime_access = 0 then e.access_expires_at end),
+  max(case when e.revoked_at is null and e.lifetime_access = 0 then e.access_expires_at end)`;
+
+/** The figures of the students among `pairs` (a query of site_id, person_id), as an upsert: for new students. */
 function recompute(pairs: string): string {
   return `insert into student_figures (site_id, person_id, completed, revoked, open_for_good, timed_first_end, timed_last_end)
-      select r.site_id, r.person_id, count(e.completed_at), count(e.revoked_at),
-        count(case when e.id is not null and e.revoked_at is null and (e.lifetime_access = 1 or e.access_expires_at is null) then 1 end),
-        min(case when e.revoked_at is null and e.lifetime_access = 0 then e.access_expires_at end),
-        max(case when e.revoked_at is null and e.lifetime_access = 0 then e.access_expires_at end)
+      select r.site_id, r.person_id, ${FIGURES}
       from (${pairs}) k
         join site_roles r on r.site_id = k.site_id and r.person_id = k.person_id and r.role = 'student'
         left join enrollments e on e.site_id = r.site_id and e.person_id = r.person_id
@@ -48,6 +49,16 @@ function recompute(pairs: string): string {
       order by r.site_id, r.person_id
       on conflict (site_id, person_id) do update set completed = excluded.completed, revoked = excluded.revoked,
         open_for_good = excluded.open_for_good, timed_first_end = excluded.timed_first_end, timed_last_end = excluded.timed_last_end;`;
+}
+
+/**
+ * The figures of the students among `pairs` that have them, recomputed in place: for changed enrollments.
+ * Never an insert, which during a site's or person's deletion would bring back a row the cascade removed.
+ */
+function refresh(pairs: string): string {
+  return `update student_figures set (completed, revoked, open_for_good, timed_first_end, timed_last_end) =
+      (select ${FIGURES} from enrollments e where e.site_id = student_figures.site_id and e.person_id = student_figures.person_id)
+    where (site_id, person_id) in (${pairs});`;
 }
 
 /** What an update of an enrollment must change to move its person's figures. */
@@ -68,11 +79,9 @@ export async function up(db: AnyDb): Promise<void> {
     .addPrimaryKeyConstraint('student_figures_pk', ['site_id', 'person_id'])
     .$call((table) => (isSqlite(db) ? table.modifyEnd(sql`without rowid`) : table))
     .execute();
+  await stateCounts(db);
   // Each figure is in its index's key as well as its condition: an index keyed by site_id alone ties, for
   // SQLite without statistics, with the primary key's range of the site, which it then reads instead.
-  await sql`create index student_figures_completed on student_figures (site_id, completed) where completed > 0`.execute(db);
-  await sql`create index student_figures_revoked on student_figures (site_id, revoked) where revoked > 0`.execute(db);
-  await sql`create index student_figures_open on student_figures (site_id, open_for_good) where open_for_good > 0`.execute(db);
   await sql`create index student_figures_timed_last on student_figures (site_id, timed_last_end) where open_for_good = 0`.execute(db);
   await sql`create index student_figures_timed_first on student_figures (site_id, timed_first_end) where timed_first_end is not null`.execute(
     db,
@@ -82,11 +91,11 @@ export async function up(db: AnyDb): Promise<void> {
     const removeStudent = `delete from student_figures where old.role = 'student' and site_id = old.site_id and person_id = old.person_id;`;
     const addStudent = recompute(`${of('new')} where new.role = 'student'`);
     for (const statement of [
-      `create trigger enrollments_figures_insert after insert on enrollments begin ${recompute(of('new'))} end`,
-      `create trigger enrollments_figures_delete after delete on enrollments begin ${recompute(of('old'))} end`,
+      `create trigger enrollments_figures_insert after insert on enrollments begin ${refresh(of('new'))} end`,
+      `create trigger enrollments_figures_delete after delete on enrollments begin ${refresh(of('old'))} end`,
       `create trigger enrollments_figures_update after update of site_id, person_id, completed_at, revoked_at, lifetime_access, access_expires_at
         on enrollments when ${FIGURES_CHANGED.replaceAll('is distinct from', 'is not')}
-        begin ${recompute(of('old'))} ${recompute(of('new'))} end`,
+        begin ${refresh(of('old'))} ${refresh(of('new'))} end`,
       `create trigger site_roles_figures_insert after insert on site_roles when new.role = 'student' begin ${addStudent} end`,
       `create trigger site_roles_figures_delete after delete on site_roles when old.role = 'student' begin ${removeStudent} end`,
       `create trigger site_roles_figures_update after update of site_id, person_id, role on site_roles
@@ -98,9 +107,9 @@ export async function up(db: AnyDb): Promise<void> {
     // Insert and delete: once per statement over the rows it changed (transition tables); updates, which
     // rarely touch these columns, by a row trigger that fires only when they change.
     const functions = {
-      student_figures_by_enrollment: `if tg_op = 'DELETE' then ${recompute('select distinct site_id, person_id from removed')}
-        else ${recompute('select distinct site_id, person_id from added')} end if; return null;`,
-      student_figures_enrollment_changed: `${recompute('select old.site_id, old.person_id union select new.site_id, new.person_id')} return null;`,
+      student_figures_by_enrollment: `if tg_op = 'DELETE' then ${refresh('select site_id, person_id from removed')}
+        else ${refresh('select site_id, person_id from added')} end if; return null;`,
+      student_figures_enrollment_changed: `${refresh('select old.site_id, old.person_id union select new.site_id, new.person_id')} return null;`,
       student_figures_by_role: `if tg_op = 'DELETE' then
           delete from student_figures f using removed t where t.role = 'student' and f.site_id = t.site_id and f.person_id = t.person_id;
         else ${recompute("select distinct site_id, person_id from added where role = 'student'")} end if; return null;`,
@@ -139,6 +148,69 @@ export async function up(db: AnyDb): Promise<void> {
   await sql.raw(recompute("select site_id, person_id from site_roles where role = 'student'")).execute(db);
 }
 
+/**
+ * Per site, how many students have completed, revoked and open-for-good enrollments, kept by triggers on
+ * student_figures: the states that do not depend on the time are then a few rows. (On PostgreSQL each
+ * connection adds to its own slot, its process id modulo 16, as in migration 023.)
+ */
+async function stateCounts(db: AnyDb): Promise<void> {
+  await db.schema
+    .createTable('student_state_counts')
+    .addColumn('site_id', 'text', (c) => c.notNull().references('sites.id').onDelete('cascade'))
+    .addColumn('slot', 'integer', (c) => c.notNull())
+    .addColumn('completed', 'bigint', (c) => c.notNull())
+    .addColumn('revoked', 'bigint', (c) => c.notNull())
+    .addColumn('open_for_good', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('student_state_counts_pk', ['site_id', 'slot'])
+    .$call((table) => (isSqlite(db) ? table.modifyEnd(sql`without rowid`) : table))
+    .execute();
+  if (isSqlite(db)) {
+    // Updates, not upserts, take away: during a site's deletion its counts may already be gone.
+    const add = `insert into student_state_counts (site_id, slot, completed, revoked, open_for_good)
+        values (new.site_id, 0, new.completed > 0, new.revoked > 0, new.open_for_good > 0)
+        on conflict (site_id, slot) do update set completed = completed + excluded.completed, revoked = revoked + excluded.revoked,
+          open_for_good = open_for_good + excluded.open_for_good;`;
+    const remove = `update student_state_counts set completed = completed - (old.completed > 0), revoked = revoked - (old.revoked > 0),
+        open_for_good = open_for_good - (old.open_for_good > 0) where site_id = old.site_id and slot = 0;`;
+    await sql.raw(`create trigger student_figures_counted_insert after insert on student_figures begin ${add} end`).execute(db);
+    await sql.raw(`create trigger student_figures_counted_delete after delete on student_figures begin ${remove} end`).execute(db);
+    await sql
+      .raw(`create trigger student_figures_counted_update after update on student_figures
+        when (old.completed > 0) <> (new.completed > 0) or (old.revoked > 0) <> (new.revoked > 0)
+          or (old.open_for_good > 0) <> (new.open_for_good > 0) or old.site_id <> new.site_id
+        begin ${remove} ${add} end`)
+      .execute(db);
+    return;
+  }
+  const tally = (rows: string) => `select site_id, count(*) filter (where completed > 0) as completed,
+      count(*) filter (where revoked > 0) as revoked, count(*) filter (where open_for_good > 0) as open_for_good
+      from ${rows} group by site_id`;
+  const add = `insert into student_state_counts (site_id, slot, completed, revoked, open_for_good)
+      select site_id, pg_backend_pid() % 16, completed, revoked, open_for_good from (${tally('added')}) t order by site_id
+      on conflict (site_id, slot) do update set completed = student_state_counts.completed + excluded.completed,
+        revoked = student_state_counts.revoked + excluded.revoked, open_for_good = student_state_counts.open_for_good + excluded.open_for_good;`;
+  const remove = `update student_state_counts c set completed = c.completed - d.completed, revoked = c.revoked - d.revoked,
+      open_for_good = c.open_for_good - d.open_for_good
+      from (${tally('removed')}) d
+      where c.site_id = d.site_id and c.slot = (select min(x.slot) from student_state_counts x where x.site_id = d.site_id);`;
+  // Once per statement over the rows it changed (transition tables): an update takes its old rows away
+  // and adds its new ones, which the recomputing upserts of the figures make one statement each.
+  await sql
+    .raw(`create function student_state_counts_kept() returns trigger language plpgsql as $$
+      begin
+        if tg_op in ('DELETE', 'UPDATE') then ${remove} end if;
+        if tg_op in ('INSERT', 'UPDATE') then ${add} end if;
+        return null;
+      end $$`)
+    .execute(db);
+  await sql`create trigger student_figures_counted_insert after insert on student_figures
+    referencing new table as added for each statement execute function student_state_counts_kept()`.execute(db);
+  await sql`create trigger student_figures_counted_delete after delete on student_figures
+    referencing old table as removed for each statement execute function student_state_counts_kept()`.execute(db);
+  await sql`create trigger student_figures_counted_update after update on student_figures
+    referencing old table as removed new table as added for each statement execute function student_state_counts_kept()`.execute(db);
+}
+
 export async function down(db: AnyDb): Promise<void> {
   for (const [table, trigger] of TRIGGERS)
     await sql.raw(isSqlite(db) ? `drop trigger if exists ${trigger}` : `drop trigger if exists ${trigger} on ${table}`).execute(db);
@@ -150,5 +222,8 @@ export async function down(db: AnyDb): Promise<void> {
       'student_figures_role_changed',
     ])
       await sql.raw(`drop function if exists ${fn}()`).execute(db);
+  // Dropping the figures drops their triggers, and with them the last user of the counts' function.
   await db.schema.dropTable('student_figures').execute();
+  if (!isSqlite(db)) await sql`drop function if exists student_state_counts_kept()`.execute(db);
+  await db.schema.dropTable('student_state_counts').execute();
 }
