@@ -194,8 +194,11 @@ async function expected(db: Kysely<Database>, filter: Pick<StudentFilter, 'cours
     .map((s) => s.person_id);
 }
 
-/** A view of the database that keeps the SQL and parameters of every query run through it. */
-function recording(db: Kysely<Database>): { db: Kysely<Database>; queries: CompiledQuery[] } {
+/**
+ * SQLite's plans (EXPLAIN QUERY PLAN, steps joined by " | ") of the queries that `run` sends through the
+ * database it is given and whose SQL contains `marker`, in the order they ran.
+ */
+async function plansOf(db: Kysely<Database>, marker: string, run: (db: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
   const queries: CompiledQuery[] = [];
   const plugin: KyselyPlugin = {
     transformQuery(args) {
@@ -206,7 +209,13 @@ function recording(db: Kysely<Database>): { db: Kysely<Database>; queries: Compi
       return args.result;
     },
   };
-  return { db: db.withPlugin(plugin), queries };
+  await run(db.withPlugin(plugin));
+  const plans: string[] = [];
+  for (const q of queries.filter((q) => q.sql.includes(marker))) {
+    const explained = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
+    plans.push(explained.rows.map((r) => r.detail).join(' | '));
+  }
+  return plans;
 }
 
 const FILTERS: Array<{ filter: Pick<StudentFilter, 'courseId' | 'state'>; few: boolean }> = [
@@ -262,14 +271,10 @@ for (const dialect of DIALECTS) {
     if (dialect === 'sqlite') {
       for (const { filter, few } of FILTERS) {
         it(`${JSON.stringify(filter)}: the page ${few ? 'starts from the few enrollments' : 'walks the students in order'}`, async () => {
-          const { db, queries } = recording(s.db);
-          await searchStudents({ db, siteId: 'site_a' }, filter, { first: 100 }, NOW);
-          const page = queries.find((q) => q.sql.includes('"site_roles" as "r"'));
-          expect(page).toBeDefined();
-          const explained = await s.db.executeQuery<{ detail: string }>(
-            CompiledQuery.raw(`explain query plan ${page?.sql ?? ''}`, [...(page?.parameters ?? [])]),
+          const [plan] = await plansOf(s.db, '"site_roles" as "r"', (db) =>
+            searchStudents({ db, siteId: 'site_a' }, filter, { first: 100 }, NOW),
           );
-          const plan = explained.rows.map((r) => r.detail).join(' | ');
+          expect(plan).toBeDefined();
           if (few) {
             // The enrollments through an index holding exactly them, then each student by key, then the sort.
             expect(plan).toMatch(
@@ -289,19 +294,10 @@ for (const dialect of DIALECTS) {
     if (dialect === 'sqlite') {
       it('a state’s total reads kept counts, and a time-bound one a range of a partial index over the students’ figures', async () => {
         for (const state of ['active', 'expired', 'completed', 'revoked'] as const) {
-          const { db, queries } = recording(s.db);
-          await countMatchingStudents({ db, siteId: 'site_a' }, { state }, NOW);
-          const counts = queries.filter((q) => q.sql.includes('"student_figures"'));
+          const counts = await plansOf(s.db, '"student_figures"', (db) => countMatchingStudents({ db, siteId: 'site_a' }, { state }, NOW));
           // Completed and revoked are read from the per-site counts alone.
           expect(counts.length).toBe(state === 'active' || state === 'expired' ? 1 : 0);
-          for (const q of counts) {
-            const explained = await s.db.executeQuery<{ detail: string }>(
-              CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]),
-            );
-            expect(explained.rows.map((r) => r.detail).join(' | ')).toMatch(
-              /^SEARCH student_figures USING COVERING INDEX student_figures_\w+ \(site_id=\?/,
-            );
-          }
+          for (const plan of counts) expect(plan).toMatch(/^SEARCH student_figures USING COVERING INDEX student_figures_\w+ \(site_id=\?/);
         }
       });
     }
@@ -382,13 +378,9 @@ for (const dialect of DIALECTS) {
 
       if (dialect === 'sqlite') {
         it('a rare text of three characters or more is looked up in the trigram index, and its students by key', async () => {
-          const { db, queries } = recording(s.db);
-          await searchStudents({ db, siteId: 'site_a' }, { q: 'learner 12' }, { first: 100 }, NOW);
-          const page = queries.find((q) => q.sql.includes('"site_roles" as "r"'));
-          const explained = await s.db.executeQuery<{ detail: string }>(
-            CompiledQuery.raw(`explain query plan ${page?.sql ?? ''}`, [...(page?.parameters ?? [])]),
+          const [plan] = await plansOf(s.db, '"site_roles" as "r"', (db) =>
+            searchStudents({ db, siteId: 'site_a' }, { q: 'learner 12' }, { first: 100 }, NOW),
           );
-          const plan = explained.rows.map((r) => r.detail).join(' | ');
           expect(plan).toMatch(/^SCAN people_search VIRTUAL TABLE INDEX \d+:M/);
           expect(plan).toContain('SEARCH r USING INDEX sqlite_autoindex_site_roles_1 (site_id=? AND person_id=? AND role=?)');
           expect(plan).not.toContain('SCAN q');
