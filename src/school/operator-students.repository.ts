@@ -240,30 +240,56 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, start: S
       : start === 'enrolled'
         ? fromFew(scope, enrollmentsAsked(scope, filter, now).select('e.person_id as person_id'))
         : studentRoles(scope);
-  return base
-    .$if(filter.q !== undefined && start !== 'named', (qb) => qb.where('r.person_id', 'in', peopleNamed(scope, filter.q ?? '')))
-    .$if(asksEnrollments && start !== 'enrolled', (qb) =>
-      qb.where(({ exists }) =>
-        exists(enrollmentsAsked(scope, filter, now).select(sql.lit(1).as('one')).where('e.person_id', '=', sql.ref<string>('r.person_id'))),
-      ),
-    )
-    .$if(filter.inactiveDays !== undefined, (qb) => {
-      const since = now - (filter.inactiveDays ?? 0) * DAY_MS;
-      // SQLite runs a correlated NOT EXISTS once per student, reading each one's enrollments (3-4 s for
-      // a page at 100,000 students and a million enrollments), but builds an uncorrelated NOT IN's set of
-      // the learners active since then once, from the (site, last activity, person) index of migration
-      // 030. PostgreSQL turns NOT EXISTS into one anti-join, while a NOT IN whose set outgrows work_mem
-      // is scanned once per student. From a few students, asking each is cheaper than either set.
-      const activeSince = () =>
-        scope.db
-          .selectFrom('enrollments as e')
-          .select('e.person_id')
-          .where('e.site_id', '=', scope.siteId)
-          .where('e.last_activity_at', '>=', since);
-      return isSqlite(scope.db) && start === 'students'
-        ? qb.where('r.person_id', 'not in', activeSince())
-        : qb.where(({ not, exists }) => not(exists(activeSince().where('e.person_id', '=', sql.ref<string>('r.person_id')))));
-    });
+  return (
+    base
+      .$if(filter.q !== undefined && start !== 'named', (qb) => qb.where('r.person_id', 'in', peopleNamed(scope, filter.q ?? '')))
+      .$if(asksEnrollments && start !== 'enrolled', (qb) =>
+        qb.where(({ exists }) =>
+          exists(
+            enrollmentsAsked(scope, filter, now).select(sql.lit(1).as('one')).where('e.person_id', '=', sql.ref<string>('r.person_id')),
+          ),
+        ),
+      )
+      // Each student's latest activity by key, as a scalar subquery: PostgreSQL turns a NOT EXISTS into an
+      // anti-join, which (misled by a young table's statistics, or for a large range) reads the site's range of
+      // active students once per student, where a page needs a hundred-odd lookups by key. No row: never active.
+      .$if(filter.inactiveDays !== undefined, (qb) =>
+        qb.where((eb) =>
+          eb(
+            eb.fn.coalesce(
+              eb
+                .selectFrom('student_activity as a')
+                .select('a.last_activity_at')
+                .where('a.site_id', '=', scope.siteId)
+                .whereRef('a.person_id', '=', 'r.person_id'),
+              eb.lit(-1),
+            ),
+            '<',
+            activeFrom(now, filter.inactiveDays ?? 0),
+          ),
+        ),
+      )
+  );
+}
+
+/**
+ * The first moment of the last `days` days, never before 1970: activity is stored as milliseconds since then,
+ * so a span reaching further back asks the same (and a student never active, taken as -1, stays inactive).
+ */
+function activeFrom(now: number, days: number): number {
+  return Math.max(0, now - days * DAY_MS);
+}
+
+/**
+ * The site's students with learning activity in the last `days` days, from each one's latest activity kept
+ * by migration 035's triggers, as a range of its index.
+ */
+function activeSince(scope: SiteScope, now: number, days: number) {
+  return scope.db
+    .selectFrom('student_activity as a')
+    .select(sql.lit(1).as('one'))
+    .where('a.site_id', '=', scope.siteId)
+    .where('a.last_activity_at', '>=', activeFrom(now, days));
 }
 
 /** The site's students matching the filter, most recent first. */
@@ -304,12 +330,24 @@ export async function searchStudents(
 
 /**
  * How many students match. No filter, a course alone or with the completed or revoked state, and a state
- * alone read what the triggers keep (migrations 004, 031 and 034); other filters count the matches, from
- * the few people or enrollments when they are few.
+ * alone read what the triggers keep (migrations 004, 031 and 034); inactivity alone is the students less
+ * those active since (migration 035); other filters count the matches, from the few people or enrollments
+ * when they are few.
  */
 export async function countMatchingStudents(scope: SiteScope, filter: StudentFilter, now: number): Promise<number> {
-  const { courseId, state, ...others } = filter;
-  if (Object.values(others).every((v) => v === undefined)) {
+  const { courseId, state, inactiveDays, ...others } = filter;
+  const alone = Object.values(others).every((v) => v === undefined);
+  if (alone && inactiveDays !== undefined && courseId === undefined && state === undefined) {
+    const [students, active] = await Promise.all([
+      countStudents(scope),
+      scope.db
+        .selectFrom(activeSince(scope, now, inactiveDays).as('m'))
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return students - Number(active.n);
+  }
+  if (alone && inactiveDays === undefined) {
     if (courseId === undefined && state === undefined) return countStudents(scope);
     if (courseId !== undefined && state === undefined) return countCourseStudents(scope, courseId, 'n');
     if (courseId !== undefined && (state === 'completed' || state === 'revoked')) return countCourseStudents(scope, courseId, state);

@@ -34,6 +34,7 @@ import * as m031 from './migrations/031-course-student-counts.js';
 import * as m032 from './migrations/032-enrollments-by-state-person.js';
 import * as m033 from './migrations/033-people-search.js';
 import * as m034 from './migrations/034-student-figures.js';
+import * as m035 from './migrations/035-student-activity.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -71,6 +72,7 @@ const migrations: Record<string, Migration> = {
   '032-enrollments-by-state-person': m032,
   '033-people-search': m033,
   '034-student-figures': m034,
+  '035-student-activity': m035,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

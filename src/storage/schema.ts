@@ -221,6 +221,16 @@ export interface StudentFiguresTable {
   timed_last_end: number | null;
 }
 
+/**
+ * Each student's latest learning activity at a site, the largest of their enrollments' (migration 035),
+ * kept by triggers; a student without any has no row. The inactive are the students less a range of it.
+ */
+export interface StudentActivityTable {
+  site_id: string;
+  person_id: string;
+  last_activity_at: number;
+}
+
 /** Per site, how many students have completed, revoked and open-for-good enrollments (migration 034). */
 export interface StudentStateCountsTable {
   site_id: string;
@@ -401,6 +411,7 @@ export interface Database extends SchoolTables {
   course_student_counts: CourseStudentCountsTable;
   people_search: PeopleSearchTable;
   student_figures: StudentFiguresTable;
+  student_activity: StudentActivityTable;
   student_state_counts: StudentStateCountsTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;

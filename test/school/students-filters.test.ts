@@ -6,7 +6,7 @@
 // 033, which follows every change of a name or address; and a course's total, read from counts the
 // triggers of migration 031 keep, and a state's, read from the students' figures of migration 034, must
 // follow every change of enrollments and roles.
-import { CompiledQuery, type Kysely, type KyselyPlugin, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countMatchingStudents, FEW_MATCHES, type StudentFilter, searchStudents } from '../../src/school/operator-students.repository.js';
 import * as m031 from '../../src/storage/migrations/031-course-student-counts.js';
@@ -25,6 +25,7 @@ import {
   type SchoolStore,
   TEST_NOW,
 } from '../helpers/school-fixtures.js';
+import { plansOf } from '../helpers/sqlite-plans.js';
 
 const NOW = TEST_NOW;
 const PEOPLE = 2_400;
@@ -192,30 +193,6 @@ async function expected(db: Kysely<Database>, filter: Pick<StudentFilter, 'cours
     .filter((s) => matched.has(s.person_id))
     .sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.person_id < b.person_id ? 1 : -1))
     .map((s) => s.person_id);
-}
-
-/**
- * SQLite's plans (EXPLAIN QUERY PLAN, steps joined by " | ") of the queries that `run` sends through the
- * database it is given and whose SQL contains `marker`, in the order they ran.
- */
-async function plansOf(db: Kysely<Database>, marker: string, run: (db: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
-  const queries: CompiledQuery[] = [];
-  const plugin: KyselyPlugin = {
-    transformQuery(args) {
-      queries.push(db.getExecutor().compileQuery(args.node, args.queryId));
-      return args.node;
-    },
-    async transformResult(args) {
-      return args.result;
-    },
-  };
-  await run(db.withPlugin(plugin));
-  const plans: string[] = [];
-  for (const q of queries.filter((q) => q.sql.includes(marker))) {
-    const explained = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
-    plans.push(explained.rows.map((r) => r.detail).join(' | '));
-  }
-  return plans;
 }
 
 const FILTERS: Array<{ filter: Pick<StudentFilter, 'courseId' | 'state'>; few: boolean }> = [
