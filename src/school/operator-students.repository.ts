@@ -43,6 +43,39 @@ async function countCourseStudents(scope: SiteScope, courseId: string, column: '
 }
 
 /**
+ * The site's students enrolled in a course with access in a time-bound state. A person has one enrollment
+ * per course: expired is the course's enrollments with timed access, not revoked, ended by now (a range of
+ * migration 036's index, each one's student role looked up by key), and active the course's students less
+ * those revoked and expired.
+ */
+async function countCourseStudentsByAccess(scope: SiteScope, courseId: string, state: 'active' | 'expired', now: number): Promise<number> {
+  const expired = async () => {
+    // The literals are the partial index's condition, written as it is so SQLite matches it; a CROSS JOIN
+    // keeps SQLite from walking the students instead.
+    const row = await scope.db
+      .selectFrom('enrollments as e')
+      .crossJoin('site_roles as r')
+      .where('e.site_id', '=', scope.siteId)
+      .where('e.course_id', '=', courseId)
+      .where(sql<boolean>`e.revoked_at is null and e.lifetime_access = 0`)
+      .where('e.access_expires_at', '<=', now)
+      .where('r.site_id', '=', scope.siteId)
+      .whereRef('r.person_id', '=', 'e.person_id')
+      .where('r.role', '=', 'student')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+  if (state === 'expired') return expired();
+  const [enrolled, revoked, ended] = await Promise.all([
+    countCourseStudents(scope, courseId, 'n'),
+    countCourseStudents(scope, courseId, 'revoked'),
+    expired(),
+  ]);
+  return enrolled - revoked - ended;
+}
+
+/**
  * The site's students holding an enrollment in a state, from what the triggers of migration 034 keep:
  * per site, the students with completed, revoked and open-for-good enrollments; per student, when their
  * timed access ends, so the time-bound states are ranges of partial indexes.
@@ -329,8 +362,8 @@ export async function searchStudents(
 }
 
 /**
- * How many students match. No filter, a course alone or with the completed or revoked state, and a state
- * alone read what the triggers keep (migrations 004, 031 and 034); inactivity alone is the students less
+ * How many students match. No filter, a course alone or with any state, and a state alone read what the
+ * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index; inactivity alone is the students less
  * those active since (migration 035); other filters count the matches, from the few people or enrollments
  * when they are few.
  */
@@ -351,6 +384,8 @@ export async function countMatchingStudents(scope: SiteScope, filter: StudentFil
     if (courseId === undefined && state === undefined) return countStudents(scope);
     if (courseId !== undefined && state === undefined) return countCourseStudents(scope, courseId, 'n');
     if (courseId !== undefined && (state === 'completed' || state === 'revoked')) return countCourseStudents(scope, courseId, state);
+    if (courseId !== undefined && (state === 'active' || state === 'expired'))
+      return countCourseStudentsByAccess(scope, courseId, state, now);
     if (courseId === undefined && state !== undefined) return countStudentsInState(scope, state, now);
   }
   const start = await startOf(scope, filter, now);

@@ -35,6 +35,7 @@ import * as m032 from './migrations/032-enrollments-by-state-person.js';
 import * as m033 from './migrations/033-people-search.js';
 import * as m034 from './migrations/034-student-figures.js';
 import * as m035 from './migrations/035-student-activity.js';
+import * as m036 from './migrations/036-course-expiry.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '033-people-search': m033,
   '034-student-figures': m034,
   '035-student-activity': m035,
+  '036-course-expiry': m036,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

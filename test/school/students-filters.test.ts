@@ -4,7 +4,8 @@
 // stores, whether the page starts from the few people or enrollments that match (a rare text, course or
 // state) or walks the students (a common one); a rare text is looked up in the trigram index of migration
 // 033, which follows every change of a name or address; and a course's total, read from counts the
-// triggers of migration 031 keep, and a state's, read from the students' figures of migration 034, must
+// triggers of migration 031 keep (with a time-bound state, less a range of migration 036's index of the
+// course's timed enrollments), and a state's, read from the students' figures of migration 034, must
 // follow every change of enrollments and roles.
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -255,9 +256,11 @@ for (const dialect of DIALECTS) {
           if (few) {
             // The enrollments through an index holding exactly them, then each student by key, then the sort.
             expect(plan).toMatch(
-              filter.state === 'expired'
-                ? /^MULTI-INDEX OR \| INDEX 1 \| SEARCH e USING INDEX enrollments_open_by_expiry \(site_id=\? AND access_expires_at<\?\) \| INDEX 2 \| SEARCH e USING INDEX enrollments_completed_expiry_person \(site_id=\? AND access_expires_at<\?\) \|.* SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/
-                : /^SEARCH e USING (COVERING )?INDEX (enrollments_site_course_person|enrollments_revoked_person) \(site_id=\?[^|]*\| SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/,
+              filter.state === 'expired' && filter.courseId !== undefined
+                ? /^MULTI-INDEX OR \| INDEX 1 \| SEARCH e USING INDEX enrollments_course_expiry_person \(site_id=\? AND course_id=\? AND access_expires_at<\?\) \| INDEX 2 \| SEARCH e USING INDEX enrollments_course_expiry_person \(site_id=\? AND course_id=\? AND access_expires_at<\?\) \| SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/
+                : filter.state === 'expired'
+                  ? /^MULTI-INDEX OR \| INDEX 1 \| SEARCH e USING INDEX enrollments_open_by_expiry \(site_id=\? AND access_expires_at<\?\) \| INDEX 2 \| SEARCH e USING INDEX enrollments_completed_expiry_person \(site_id=\? AND access_expires_at<\?\) \|.* SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/
+                  : /^SEARCH e USING (COVERING )?INDEX (enrollments_site_course_person|enrollments_revoked_person) \(site_id=\?[^|]*\| SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/,
             );
             expect(plan).not.toContain('site_roles_site_role_created');
           } else {
@@ -275,6 +278,19 @@ for (const dialect of DIALECTS) {
           // Completed and revoked are read from the per-site counts alone.
           expect(counts.length).toBe(state === 'active' || state === 'expired' ? 1 : 0);
           for (const plan of counts) expect(plan).toMatch(/^SEARCH student_figures USING COVERING INDEX student_figures_\w+ \(site_id=\?/);
+        }
+      });
+    }
+
+    if (dialect === 'sqlite') {
+      it('a course’s expired students are a range of the course’s timed enrollments, each student by key', async () => {
+        for (const state of ['active', 'expired'] as const) {
+          const plans = await plansOf(s.db, '"enrollments" as "e"', (db) =>
+            countMatchingStudents({ db, siteId: 'site_a' }, { courseId: 'crs_big', state }, NOW),
+          );
+          expect(plans).toEqual([
+            'SEARCH e USING INDEX enrollments_course_expiry_person (site_id=? AND course_id=? AND access_expires_at<?) | SEARCH r USING COVERING INDEX sqlite_autoindex_site_roles_1 (site_id=? AND person_id=? AND role=?)',
+          ]);
         }
       });
     }
@@ -369,7 +385,7 @@ for (const dialect of DIALECTS) {
       const courses = ['crs_big', 'crs_small', 'crs_empty'];
       const check = async () => {
         for (const courseId of courses)
-          for (const state of [undefined, 'completed', 'revoked'] as const)
+          for (const state of [undefined, 'completed', 'revoked', 'active', 'expired'] as const)
             expect({ courseId, state, n: await countMatchingStudents(scope(), { courseId, state }, NOW) }).toEqual({
               courseId,
               state,
