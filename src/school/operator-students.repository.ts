@@ -197,16 +197,16 @@ function peopleNamed(scope: SiteScope, text: string, limit?: number) {
 
 /**
  * Where a page and a count start: from the students in the list's order (`students`), or from the few
- * people named by `q` or the few enrollments asked about (`named`, `enrolled`), each then looked up
- * as a student by key.
+ * people named by `q`, the few enrollments asked about or the few students inactive since the span
+ * (`named`, `enrolled`, `inactive`), each then looked up as a student by key.
  */
-type Start = 'students' | 'named' | 'enrolled';
+type Start = 'students' | 'named' | 'enrolled' | 'inactive';
 
 /**
  * The start for a filter. The few named people are counted through the trigram index (texts shorter
  * than a trigram are taken as common); the few enrollments through an index whose entries are exactly
  * them: the (site, course, person) index, or a rare state's partial index (migration 032). Active has none
- * and is taken as common.
+ * and is taken as common. The few inactive are a range of the students' latest activity (migration 035).
  */
 async function startOf(scope: SiteScope, filter: StudentFilter, now: number): Promise<Start> {
   if (filter.q !== undefined && [...filter.q].length >= 3 && (await atMostFew(scope, peopleNamed(scope, filter.q, FEW_MATCHES + 1))))
@@ -224,6 +224,8 @@ async function startOf(scope: SiteScope, filter: StudentFilter, now: number): Pr
       )
     )
       return 'enrolled';
+  if (filter.inactiveDays !== undefined && (await atMostFew(scope, inactiveSince(scope, now, filter.inactiveDays).limit(FEW_MATCHES + 1))))
+    return 'inactive';
   return 'students';
 }
 
@@ -272,7 +274,9 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, start: S
       ? fromFew(scope, peopleNamed(scope, filter.q ?? ''))
       : start === 'enrolled'
         ? fromFew(scope, enrollmentsAsked(scope, filter, now).select('e.person_id as person_id'))
-        : studentRoles(scope);
+        : start === 'inactive'
+          ? fromFew(scope, inactiveSince(scope, now, filter.inactiveDays ?? 0))
+          : studentRoles(scope);
   return (
     base
       .$if(filter.q !== undefined && start !== 'named', (qb) => qb.where('r.person_id', 'in', peopleNamed(scope, filter.q ?? '')))
@@ -285,8 +289,8 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, start: S
       )
       // Each student's latest activity by key, as a scalar subquery: PostgreSQL turns a NOT EXISTS into an
       // anti-join, which (misled by a young table's statistics, or for a large range) reads the site's range of
-      // active students once per student, where a page needs a hundred-odd lookups by key. No row: never active.
-      .$if(filter.inactiveDays !== undefined, (qb) =>
+      // active students once per student, where a page needs a hundred-odd lookups by key.
+      .$if(filter.inactiveDays !== undefined && start !== 'inactive', (qb) =>
         qb.where((eb) =>
           eb(
             eb.fn.coalesce(
@@ -295,7 +299,7 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, start: S
                 .select('a.last_activity_at')
                 .where('a.site_id', '=', scope.siteId)
                 .whereRef('a.person_id', '=', 'r.person_id'),
-              eb.lit(-1),
+              eb.lit(NEVER_ACTIVE),
             ),
             '<',
             activeFrom(now, filter.inactiveDays ?? 0),
@@ -305,24 +309,35 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, start: S
   );
 }
 
+/** A student's latest activity when they never had any (migration 035): before every moment asked. */
+const NEVER_ACTIVE = -1;
+
 /**
  * The first moment of the last `days` days, never before 1970: activity is stored as milliseconds since then,
- * so a span reaching further back asks the same (and a student never active, taken as -1, stays inactive).
+ * so a span reaching further back asks the same, and a student never active stays inactive.
  */
 function activeFrom(now: number, days: number): number {
   return Math.max(0, now - days * DAY_MS);
 }
 
 /**
- * The site's students with learning activity in the last `days` days, from each one's latest activity kept
- * by migration 035's triggers, as a range of its index.
+ * The site's students with and without learning activity in the last `days` days, as `person_id`: each a
+ * range of the index of their latest activity (migration 035), in which every student has an entry.
  */
 function activeSince(scope: SiteScope, now: number, days: number) {
   return scope.db
     .selectFrom('student_activity as a')
-    .select(sql.lit(1).as('one'))
+    .select('a.person_id')
     .where('a.site_id', '=', scope.siteId)
     .where('a.last_activity_at', '>=', activeFrom(now, days));
+}
+
+function inactiveSince(scope: SiteScope, now: number, days: number) {
+  return scope.db
+    .selectFrom('student_activity as a')
+    .select('a.person_id')
+    .where('a.site_id', '=', scope.siteId)
+    .where('a.last_activity_at', '<', activeFrom(now, days));
 }
 
 /** The site's students matching the filter, most recent first. */
@@ -363,22 +378,29 @@ export async function searchStudents(
 
 /**
  * How many students match. No filter, a course alone or with any state, and a state alone read what the
- * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index; inactivity alone is the students less
- * those active since (migration 035); other filters count the matches, from the few people or enrollments
+ * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index;
+ * inactivity alone is a range of the students' latest activity when few, else the students less the active
+ * (migration 035); other filters count the matches, from the few people, enrollments or inactive students
  * when they are few.
  */
 export async function countMatchingStudents(scope: SiteScope, filter: StudentFilter, now: number): Promise<number> {
   const { courseId, state, inactiveDays, ...others } = filter;
   const alone = Object.values(others).every((v) => v === undefined);
   if (alone && inactiveDays !== undefined && courseId === undefined && state === undefined) {
-    const [students, active] = await Promise.all([
-      countStudents(scope),
-      scope.db
-        .selectFrom(activeSince(scope, now, inactiveDays).as('m'))
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow(),
-    ]);
-    return students - Number(active.n);
+    // The inactive counted up to the bound; beyond it, the students less the active.
+    const count = async (rows: ReturnType<typeof activeSince>) =>
+      Number(
+        (
+          await scope.db
+            .selectFrom(rows.as('m'))
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const inactive = await count(inactiveSince(scope, now, inactiveDays).limit(FEW_MATCHES + 1));
+    if (inactive <= FEW_MATCHES) return inactive;
+    const [students, active] = await Promise.all([countStudents(scope), count(activeSince(scope, now, inactiveDays))]);
+    return students - active;
   }
   if (alone && inactiveDays === undefined) {
     if (courseId === undefined && state === undefined) return countStudents(scope);

@@ -6,7 +6,7 @@
 // other filters; the kept figure must follow every change of enrollments, roles, people and sites.
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countMatchingStudents, type StudentFilter, searchStudents } from '../../src/school/operator-students.repository.js';
+import { countMatchingStudents, FEW_MATCHES, type StudentFilter, searchStudents } from '../../src/school/operator-students.repository.js';
 import * as m035 from '../../src/storage/migrations/035-student-activity.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -112,18 +112,16 @@ async function seed(db: Kysely<Database>): Promise<void> {
   );
 }
 
-/** Each (site, student) with activity and their latest, from the rows: what student_activity must hold. */
+/** Each (site, student) and their latest activity there, -1 for never, from the rows: what student_activity must hold. */
 async function latestFromRows(db: Kysely<Database>): Promise<string[]> {
   const rows = await db
-    .selectFrom('enrollments as e')
-    .innerJoin('site_roles as r', (join) =>
-      join.onRef('r.site_id', '=', 'e.site_id').onRef('r.person_id', '=', 'e.person_id').on('r.role', '=', 'student'),
-    )
-    .where('e.last_activity_at', 'is not', null)
-    .select(['e.site_id', 'e.person_id', (eb) => eb.fn.max('e.last_activity_at').as('at')])
-    .groupBy(['e.site_id', 'e.person_id'])
+    .selectFrom('site_roles as r')
+    .leftJoin('enrollments as e', (join) => join.onRef('e.site_id', '=', 'r.site_id').onRef('e.person_id', '=', 'r.person_id'))
+    .where('r.role', '=', 'student')
+    .select(['r.site_id', 'r.person_id', (eb) => eb.fn.max('e.last_activity_at').as('at')])
+    .groupBy(['r.site_id', 'r.person_id'])
     .execute();
-  return rows.map((r) => `${r.site_id} ${r.person_id} ${Number(r.at)}`).sort();
+  return rows.map((r) => `${r.site_id} ${r.person_id} ${r.at === null ? -1 : Number(r.at)}`).sort();
 }
 
 async function kept(db: Kysely<Database>): Promise<string[]> {
@@ -319,9 +317,10 @@ for (const dialect of DIALECTS) {
     }
 
     if (dialect === 'sqlite') {
-      it('a page walks the students in order and asks each one’s kept latest activity by key; the total reads a range', async () => {
+      it('many inactive: a page walks the students in order and asks each one’s latest activity by key; the total reads ranges', async () => {
+        expect((await expected(s.db, { inactiveDays: 1 })).length).toBeGreaterThan(FEW_MATCHES);
         const [page] = await plansOf(s.db, '"site_roles" as "r"', (db) =>
-          searchStudents({ db, siteId: 'site_a' }, { inactiveDays: 30 }, { first: 100 }, NOW),
+          searchStudents({ db, siteId: 'site_a' }, { inactiveDays: 1 }, { first: 100 }, NOW),
         );
         expect(page).toMatch(/^SEARCH r USING COVERING INDEX site_roles_site_role_created \(site_id=\? AND role=\?\)/);
         expect(page).toContain('SEARCH a USING PRIMARY KEY (site_id=? AND person_id=?)');
@@ -330,12 +329,36 @@ for (const dialect of DIALECTS) {
           'SEARCH e USING COVERING INDEX enrollments_member_page (site_id=? AND person_id=?)',
         ]);
         expect(page).not.toContain('TEMP B-TREE');
+        // The inactive counted up to the bound, then the active.
         const counts = await plansOf(s.db, '"student_activity"', (db) =>
-          countMatchingStudents({ db, siteId: 'site_a' }, { inactiveDays: 30 }, NOW),
+          countMatchingStudents({ db, siteId: 'site_a' }, { inactiveDays: 1 }, NOW),
+        );
+        expect(counts.filter((plan) => plan.includes('last_activity_at<?')).length).toBeGreaterThan(0);
+        expect(counts.filter((plan) => plan.includes('last_activity_at>?')).length).toBeGreaterThan(0);
+        for (const plan of counts) {
+          expect(plan).toMatch(/SEARCH a USING COVERING INDEX student_activity_latest \(site_id=\? AND last_activity_at[<>]\?\)/);
+          expect(plan).not.toMatch(/SCAN (?!m( |$))/); // Scanning the bounded subquery's rows (m) is the count.
+        }
+      });
+
+      it('few inactive: a page starts from them, a range of their latest activity, and the total is that range', async () => {
+        expect((await expected(s.db, { inactiveDays: 365 })).length).toBeLessThanOrEqual(FEW_MATCHES);
+        const [page] = await plansOf(s.db, '"site_roles" as "r"', (db) =>
+          searchStudents({ db, siteId: 'site_a' }, { inactiveDays: 365 }, { first: 100 }, NOW),
+        );
+        expect(page).toMatch(
+          /^SEARCH a USING COVERING INDEX student_activity_latest \(site_id=\? AND last_activity_at<\?\) \| SEARCH r USING (COVERING )?INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/,
+        );
+        expect(page).not.toContain('site_roles_site_role_created');
+        const counts = await plansOf(s.db, '"student_activity"', (db) =>
+          countMatchingStudents({ db, siteId: 'site_a' }, { inactiveDays: 365 }, NOW),
         );
         expect(counts.length).toBeGreaterThan(0);
-        for (const plan of counts)
-          expect(plan).toBe('SEARCH a USING COVERING INDEX student_activity_latest (site_id=? AND last_activity_at>?)');
+        for (const plan of counts) {
+          expect(plan).toContain('SEARCH a USING COVERING INDEX student_activity_latest (site_id=? AND last_activity_at<?)');
+          expect(plan).not.toMatch(/SCAN (?!m( |$))/); // Scanning the bounded subquery's rows (m) is the count.
+          expect(plan).not.toContain('last_activity_at>?');
+        }
       });
     }
 
