@@ -249,6 +249,9 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       '/api/admin/v1/students?state=active&limit=100',
       '/api/admin/v1/students?state=completed&limit=100',
       '/api/admin/v1/students?inactiveDays=30&limit=100',
+      // Inactive for a year: few students; a common course with a time-bound state.
+      '/api/admin/v1/students?inactiveDays=365&limit=100',
+      '/api/admin/v1/students?courseId=crs_bench_1&state=active&limit=100',
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/orders?limit=100',
       '/api/admin/v1/orders?productId=crs_bench_1&limit=100',

@@ -1,7 +1,7 @@
 // A site's students as its operators see them (SPEC 5.5 `students:read`): people holding the student role
 // at this site, with how many courses they are enrolled in here. Never password hashes, never other sites.
 import { randomBytes } from 'node:crypto';
-import { type AliasedSelectQueryBuilder, sql } from 'kysely';
+import { type AliasedSelectQueryBuilder, type ExpressionBuilder, sql } from 'kysely';
 import { hashPassword } from '../kernel/password.js';
 import { newId } from '../kernel/random.js';
 import { isSqlite } from '../storage/dialect.js';
@@ -280,13 +280,7 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, start: S
   return (
     base
       .$if(filter.q !== undefined && start !== 'named', (qb) => qb.where('r.person_id', 'in', peopleNamed(scope, filter.q ?? '')))
-      .$if(asksEnrollments && start !== 'enrolled', (qb) =>
-        qb.where(({ exists }) =>
-          exists(
-            enrollmentsAsked(scope, filter, now).select(sql.lit(1).as('one')).where('e.person_id', '=', sql.ref<string>('r.person_id')),
-          ),
-        ),
-      )
+      .$if(asksEnrollments && start !== 'enrolled', (qb) => qb.where(holdsEnrollmentAsked(scope, filter, now)))
       // Each student's latest activity by key, as a scalar subquery: PostgreSQL turns a NOT EXISTS into an
       // anti-join, which (misled by a young table's statistics, or for a large range) reads the site's range of
       // active students once per student, where a page needs a hundred-odd lookups by key.
@@ -311,6 +305,12 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, start: S
 
 /** A student's latest activity when they never had any (migration 035): before every moment asked. */
 const NEVER_ACTIVE = -1;
+
+/** Whether the student `r` holds an enrollment the course or state filter asks about. */
+function holdsEnrollmentAsked(scope: SiteScope, filter: Pick<StudentFilter, 'courseId' | 'state'>, now: number) {
+  return ({ exists }: ExpressionBuilder<{ r: { person_id: string } }, 'r'>) =>
+    exists(enrollmentsAsked(scope, filter, now).select(sql.lit(1).as('one')).where('e.person_id', '=', sql.ref<string>('r.person_id')));
+}
 
 /**
  * The first moment of the last `days` days, never before 1970: activity is stored as milliseconds since then,
@@ -411,6 +411,26 @@ export async function countMatchingStudents(scope: SiteScope, filter: StudentFil
     if (courseId === undefined && state !== undefined) return countStudentsInState(scope, state, now);
   }
   const start = await startOf(scope, filter, now);
+  if (start === 'students' && inactiveDays !== undefined && alone && (courseId !== undefined || state !== undefined)) {
+    // Many inactive among many enrolled: those enrolled (counted as above) less the active among them, each
+    // active student's enrollments asked by key, instead of asking every student both. Every row of the
+    // latest activity is a student's, so no role is looked up.
+    const [enrolled, active] = await Promise.all([
+      countMatchingStudents(scope, { courseId, state }, now),
+      activeSince(scope, now, inactiveDays)
+        .where(({ exists }) =>
+          exists(
+            enrollmentsAsked(scope, { courseId, state }, now)
+              .select(sql.lit(1).as('one'))
+              .where('e.person_id', '=', sql.ref<string>('a.person_id')),
+          ),
+        )
+        .clearSelect()
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return enrolled - Number(active.n);
+  }
   const row = await matching(scope, filter, now, start)
     .select((eb) => (repeatsStudents(start, filter) ? eb.fn.count('r.person_id').distinct() : eb.fn.countAll()).as('n'))
     .executeTakeFirstOrThrow();

@@ -306,6 +306,10 @@ for (const dialect of DIALECTS) {
       { inactiveDays: 30, courseId: 'crs_a', state: 'completed' },
       { inactiveDays: 30, q: 'learner 12' },
       { inactiveDays: 365, q: 'Learner' },
+      // Many inactive among many enrolled (beyond FEW_MATCHES each): the total is the enrolled less the active.
+      { inactiveDays: 1, courseId: 'crs_a' },
+      { inactiveDays: 1, state: 'active' },
+      { inactiveDays: 1, courseId: 'crs_a', state: 'active' },
     ];
     for (const filter of COMBINED) {
       it(`${JSON.stringify(filter)}: inactivity narrows the other filters, pages and total`, async () => {
