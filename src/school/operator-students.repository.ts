@@ -224,7 +224,10 @@ async function startOf(scope: SiteScope, filter: StudentFilter, now: number): Pr
       )
     )
       return 'enrolled';
-  if (filter.inactiveDays !== undefined && (await atMostFew(scope, inactiveSince(scope, now, filter.inactiveDays).limit(FEW_MATCHES + 1))))
+  if (
+    filter.inactiveDays !== undefined &&
+    (await atMostFew(scope, studentsByActivity(scope, now, filter.inactiveDays, 'inactive').limit(FEW_MATCHES + 1)))
+  )
     return 'inactive';
   return 'students';
 }
@@ -275,7 +278,7 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, start: S
       : start === 'enrolled'
         ? fromFew(scope, enrollmentsAsked(scope, filter, now).select('e.person_id as person_id'))
         : start === 'inactive'
-          ? fromFew(scope, inactiveSince(scope, now, filter.inactiveDays ?? 0))
+          ? fromFew(scope, studentsByActivity(scope, now, filter.inactiveDays ?? 0, 'inactive'))
           : studentRoles(scope);
   return (
     base
@@ -321,23 +324,16 @@ function activeFrom(now: number, days: number): number {
 }
 
 /**
- * The site's students with and without learning activity in the last `days` days, as `person_id`: each a
- * range of the index of their latest activity (migration 035), in which every student has an entry.
+ * The site's students with (`active`) or without (`inactive`) learning activity in the last `days` days, as
+ * `person_id`: a range of the index of their latest activity (migration 035), where every student has an
+ * entry.
  */
-function activeSince(scope: SiteScope, now: number, days: number) {
+function studentsByActivity(scope: SiteScope, now: number, days: number, side: 'active' | 'inactive') {
   return scope.db
     .selectFrom('student_activity as a')
     .select('a.person_id')
     .where('a.site_id', '=', scope.siteId)
-    .where('a.last_activity_at', '>=', activeFrom(now, days));
-}
-
-function inactiveSince(scope: SiteScope, now: number, days: number) {
-  return scope.db
-    .selectFrom('student_activity as a')
-    .select('a.person_id')
-    .where('a.site_id', '=', scope.siteId)
-    .where('a.last_activity_at', '<', activeFrom(now, days));
+    .where('a.last_activity_at', side === 'active' ? '>=' : '<', activeFrom(now, days));
 }
 
 /** The site's students matching the filter, most recent first. */
@@ -388,7 +384,7 @@ export async function countMatchingStudents(scope: SiteScope, filter: StudentFil
   const alone = Object.values(others).every((v) => v === undefined);
   if (alone && inactiveDays !== undefined && courseId === undefined && state === undefined) {
     // The inactive counted up to the bound; beyond it, the students less the active.
-    const count = async (rows: ReturnType<typeof activeSince>) =>
+    const count = async (rows: ReturnType<typeof studentsByActivity>) =>
       Number(
         (
           await scope.db
@@ -397,9 +393,9 @@ export async function countMatchingStudents(scope: SiteScope, filter: StudentFil
             .executeTakeFirstOrThrow()
         ).n,
       );
-    const inactive = await count(inactiveSince(scope, now, inactiveDays).limit(FEW_MATCHES + 1));
+    const inactive = await count(studentsByActivity(scope, now, inactiveDays, 'inactive').limit(FEW_MATCHES + 1));
     if (inactive <= FEW_MATCHES) return inactive;
-    const [students, active] = await Promise.all([countStudents(scope), count(activeSince(scope, now, inactiveDays))]);
+    const [students, active] = await Promise.all([countStudents(scope), count(studentsByActivity(scope, now, inactiveDays, 'active'))]);
     return students - active;
   }
   if (alone && inactiveDays === undefined) {
@@ -417,7 +413,7 @@ export async function countMatchingStudents(scope: SiteScope, filter: StudentFil
     // latest activity is a student's, so no role is looked up.
     const [enrolled, active] = await Promise.all([
       countMatchingStudents(scope, { courseId, state }, now),
-      activeSince(scope, now, inactiveDays)
+      studentsByActivity(scope, now, inactiveDays, 'active')
         .where(({ exists }) =>
           exists(
             enrollmentsAsked(scope, { courseId, state }, now)

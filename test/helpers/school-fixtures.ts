@@ -110,6 +110,48 @@ export function enrollmentRow(
   };
 }
 
+/** Inserts rows in statements of 500 (PostgreSQL takes at most 65,535 parameters in one). */
+export async function insertMany(db: Kysely<Database>, table: 'people' | 'site_roles' | 'enrollments', rows: object[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto(table)
+      .values(rows.slice(i, i + 500) as never)
+      .execute();
+}
+
+/** The id of learner `i` of insertLearners: `per_0000`, `per_0001`, ... */
+export const learnerId = (i: number) => `per_${String(i).padStart(4, '0')}`;
+
+/**
+ * People `Learner 0` to `Learner count-1`, each a student of the site; two at a time share a start (so
+ * ties in the students list's order are broken by id), the later numbers the newer students.
+ */
+export async function insertLearners(db: Kysely<Database>, siteId: string, count: number): Promise<void> {
+  const all = Array.from({ length: count }, (_, i) => i);
+  await insertMany(
+    db,
+    'people',
+    all.map((i) => ({
+      id: learnerId(i),
+      email: `${learnerId(i)}@a.test`,
+      name: `Learner ${i}`,
+      picture_url: null,
+      password_hash: 'x',
+      created_at: TEST_NOW,
+    })),
+  );
+  await insertMany(
+    db,
+    'site_roles',
+    all.map((i) => ({
+      site_id: siteId,
+      person_id: learnerId(i),
+      role: 'student',
+      created_at: TEST_NOW - (count - Math.floor(i / 2)) * 1000,
+    })),
+  );
+}
+
 export async function grantRole(
   db: Kysely<Database>,
   siteId: string,

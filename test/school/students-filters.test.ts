@@ -19,9 +19,12 @@ import {
   DAY,
   enrollmentRow,
   grantRole,
+  insertLearners,
+  insertMany,
   insertCourse,
   insertPerson,
   insertSite,
+  learnerId,
   openSchoolStore,
   type SchoolStore,
   TEST_NOW,
@@ -30,16 +33,7 @@ import { plansOf } from '../helpers/sqlite-plans.js';
 
 const NOW = TEST_NOW;
 const PEOPLE = 2_400;
-const id = (i: number) => `per_${String(i).padStart(4, '0')}`;
-
-/** Inserts rows in statements of 500 (PostgreSQL takes at most 65,535 parameters in one). */
-async function insertMany(db: Kysely<Database>, table: 'people' | 'site_roles' | 'enrollments', rows: object[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500)
-    await db
-      .insertInto(table)
-      .values(rows.slice(i, i + 500) as never)
-      .execute();
-}
+const id = learnerId;
 
 /** Students whose names and addresses hold what a search must take literally or fold. */
 const ODD_NAMES: Array<[number, string, string]> = [
@@ -60,17 +54,8 @@ async function seed(db: Kysely<Database>): Promise<void> {
   await insertSite(db, { id: 'site_b', name: 'B', origin: 'http://b.test', variant: 'A' });
   for (const c of ['crs_big', 'crs_small', 'crs_empty']) await insertCourse(db, 'site_a', c);
   await insertCourse(db, 'site_b', 'crs_b');
+  await insertLearners(db, 'site_a', PEOPLE);
   const all = Array.from({ length: PEOPLE }, (_, i) => i);
-  await insertMany(
-    db,
-    'people',
-    all.map((i) => ({ id: id(i), email: `${id(i)}@a.test`, name: `Learner ${i}`, picture_url: null, password_hash: 'x', created_at: NOW })),
-  );
-  await insertMany(
-    db,
-    'site_roles',
-    all.map((i) => ({ site_id: 'site_a', person_id: id(i), role: 'student', created_at: NOW - (PEOPLE - Math.floor(i / 2)) * 1000 })),
-  );
   await insertMany(
     db,
     'enrollments',
