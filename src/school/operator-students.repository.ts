@@ -309,10 +309,15 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, start: S
 /** A student's latest activity when they never had any (migration 035): before every moment asked. */
 const NEVER_ACTIVE = -1;
 
-/** Whether the student `r` holds an enrollment the course or state filter asks about. */
-function holdsEnrollmentAsked(scope: SiteScope, filter: Pick<StudentFilter, 'courseId' | 'state'>, now: number) {
-  return ({ exists }: ExpressionBuilder<{ r: { person_id: string } }, 'r'>) =>
-    exists(enrollmentsAsked(scope, filter, now).select(sql.lit(1).as('one')).where('e.person_id', '=', sql.ref<string>('r.person_id')));
+/** Whether the person `person` names (a role's or a latest activity's) holds an enrollment the filter asks about. */
+function holdsEnrollmentAsked(
+  scope: SiteScope,
+  filter: Pick<StudentFilter, 'courseId' | 'state'>,
+  now: number,
+  person: 'r.person_id' | 'a.person_id' = 'r.person_id',
+) {
+  return <DB, TB extends keyof DB>({ exists }: ExpressionBuilder<DB, TB>) =>
+    exists(enrollmentsAsked(scope, filter, now).select(sql.lit(1).as('one')).where('e.person_id', '=', sql.ref<string>(person)));
 }
 
 /**
@@ -414,13 +419,7 @@ export async function countMatchingStudents(scope: SiteScope, filter: StudentFil
     const [enrolled, active] = await Promise.all([
       countMatchingStudents(scope, { courseId, state }, now),
       studentsByActivity(scope, now, inactiveDays, 'active')
-        .where(({ exists }) =>
-          exists(
-            enrollmentsAsked(scope, { courseId, state }, now)
-              .select(sql.lit(1).as('one'))
-              .where('e.person_id', '=', sql.ref<string>('a.person_id')),
-          ),
-        )
+        .where(holdsEnrollmentAsked(scope, { courseId, state }, now, 'a.person_id'))
         .clearSelect()
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow(),
