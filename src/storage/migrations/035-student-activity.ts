@@ -8,11 +8,12 @@
 //
 // An enrollment's later activity raises its student's by one update by key to the larger value: on
 // PostgreSQL concurrent raises of one student queue on the row and each takes the larger of what the one
-// before it left and its own, so the frequent activity updates stay exact. Lowering (an enrollment deleted, moved
-// to another person or site, or its activity set back) recomputes from the person's few enrollments,
-// after locking the row on PostgreSQL, so a raise that commits meanwhile is seen (a statement's snapshot
-// is taken before it waits for a lock). Only students (holders of the student role) have a row: the
-// roles' triggers add and remove it. Migration 030's index, read only by this filter, is dropped.
+// before it left and its own, so the frequent activity updates stay exact. Lowering (an enrollment
+// deleted, moved to another person or site, or its activity set back) recomputes from the person's few
+// enrollments, after locking the row on PostgreSQL, so a raise that commits meanwhile is seen (a
+// statement's snapshot is taken before it waits for a lock). Only students (holders of the student role)
+// have a row: the roles' triggers add and remove it. Migration 030's index, read only by this filter, is
+// dropped.
 import { type Kysely, sql } from 'kysely';
 import { isSqlite } from '../dialect.js';
 
