@@ -9,6 +9,7 @@ import type { Clock } from '../kernel/clock.js';
 import { PageRequestError } from '../school/paging.js';
 import type { Site } from '../sites/site.js';
 import type { SchoolReadCache } from '../school/school-read-cache.js';
+import { planningWithValues } from '../storage/planned-with-values.js';
 import type { Database } from '../storage/schema.js';
 
 /** Who an operation is for (SPEC 5.2): anyone, a signed-in member (own data), or a site operator. */
@@ -235,7 +236,8 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(sp
     async run(ctx, input, options = {}) {
       const data = options.parsed ? (input as z.output<I>) : parseInput(spec, input);
       try {
-        if (spec.annotations.readOnlyHint && !options.precondition && !options.committing) return withNote(await spec.handle(ctx, data));
+        if (spec.annotations.readOnlyHint && !options.precondition && !options.committing)
+          return withNote(await spec.handle(readerOf(ctx), data));
         const output = await write(ctx, data, options);
         // After the commit, so no process reloads the old roles, or the old catalogue, from a transaction not
         // yet visible. Any operator write may touch what the public tools show; they are rare, so all count.
@@ -260,16 +262,26 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(sp
   };
 
   /**
-   * The one write wrapper (ARCHITECTURE "Cross-cutting write behaviour is one wrapper"): the precondition,
-   * the handler and the audit event commit together or not at all. Serializable on PostgreSQL, so a
-   * precondition read (If-Match) cannot be overtaken between the check and the write; SQLite writes
-   * are serial anyway.
+   * The context a read runs in. An operator's reads filter and count by values whose best plan differs by
+   * far (a rare status, a common course, a day a year ago), so PostgreSQL plans them with their values
+   * (storage/planned-with-values.ts); a member's reads are the hot paths, looked up by key, and keep their
+   * prepared plans.
    */
+  function readerOf(ctx: OperationContext): OperationContext {
+    return spec.audience === 'operator' ? { ...ctx, db: planningWithValues(ctx.db) } : ctx;
+  }
+
   function withNote(result: z.output<O>): Output<O> {
     // Object.assign, not a spread with an added field: V8 builds those on a slow path.
     return note === null ? result : Object.assign({}, result, { _note: note });
   }
 
+  /**
+   * The one write wrapper (ARCHITECTURE "Cross-cutting write behaviour is one wrapper"): the precondition,
+   * the handler and the audit event commit together or not at all. Serializable on PostgreSQL, so a
+   * precondition read (If-Match) cannot be overtaken between the check and the write; SQLite writes
+   * are serial anyway.
+   */
   function write(ctx: OperationContext, data: z.output<I>, options: RunOptions): Promise<Output<O>> {
     return ctx.db
       .transaction()

@@ -10,6 +10,7 @@ import type { PoolStats } from '../observability/metrics.js';
 import type { Database } from './schema.js';
 import { type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
 import { InlineLimitsPlugin } from './inline-limits.js';
+import { plannedWithValues } from './planned-with-values.js';
 import { statementRunner } from './sqlite-statement-runner.js';
 import { registerSynchronousRunner } from './synchronous-statements.js';
 
@@ -75,6 +76,7 @@ export const PREPARED_STATEMENTS_MAX = 256;
 const statementNames = new Map<string, string>();
 
 function statementName(text: string): string | undefined {
+  if (plannedWithValues(text)) return undefined;
   let name = statementNames.get(text);
   if (name === undefined && statementNames.size < PREPARED_STATEMENTS_MAX) {
     name = `sg_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
@@ -105,6 +107,7 @@ const inFailedTransaction = (error: unknown) => error instanceof pg.DatabaseErro
  * node-postgres prepare it once per connection and afterwards send only the values. The first
  * PREPARED_STATEMENTS_MAX texts are named (the hot paths' statements come first and are few); later texts,
  * such as ad-hoc operator filters, stay unnamed, so a connection never holds an unbounded number of plans.
+ * Texts marked to be planned with their values (storage/planned-with-values.ts) stay unnamed too.
  * A statement the session can no longer run as prepared (outdatedStatement) is prepared again under a name
  * of this connection's own and run once more: it failed before it ran, so running it again is safe.
  */

@@ -6,6 +6,7 @@
 import type { Compilable, CompiledQuery, DialectAdapter, Kysely, QueryResult, Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { SENTINEL_PREFIX } from './inline-limits.js';
+import { withoutPlanMarker } from './planned-with-values.js';
 import { synchronousRunnerOf } from './synchronous-statements.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
@@ -53,7 +54,10 @@ export function defineQuery<P extends string, R>(
 ): PrecompiledQuery<P, R> {
   const sentinels = Object.fromEntries(names.map((n) => [n, `${SENTINEL_PREFIX}${n}\u0000`])) as Record<P, string>;
   const compile = (db: Executor, values: Record<P, unknown>): Compiled<P, R> => {
-    const query = build(db, values as Record<P, Placeholder>).compile();
+    const built = build(db, values as Record<P, Placeholder>).compile();
+    // Compiled once for every caller of the adapter: a caller planning its own reads with their values
+    // must not make every later caller's lookup unprepared.
+    const query = { ...built, sql: withoutPlanMarker(built.sql) };
     // A parameter that is no sentinel is a constant of the query itself (a literal null, say).
     const positions = query.parameters.map((value): Slot<P> => {
       const name = names.find((n) => sentinels[n] === value);
