@@ -1,11 +1,14 @@
 // Statements PostgreSQL plans with the values of each call. The store prepares every statement under a
 // name (storage/connect.ts), and after five runs of a named statement PostgreSQL may keep a generic plan,
 // made without the values, when it guesses that plan no dearer. For an operator list whose best plan
-// depends on the values that guess can be ruinous: a page of the 15 students inactive for a year took 1.5
-// ms with its values and 116 ms from the generic plan, which walked all 100,000 students; the refunded
-// orders 0.8 ms and 539 ms (bench/RESULTS.md, seventeenth session). Such statements carry a marker, and
-// the store sends a marked text unnamed: PostgreSQL plans an unnamed statement with its values every time,
-// at a planning cost (a millisecond or two) that an operator's request can afford and a hot path cannot.
+// depends on the values that guess can be ruinous: with the generic plans forced (plan_cache_mode), a
+// page of the 15 students inactive for a year took 116 ms instead of 1.5 ms, walking all 100,000 students,
+// and the refunded orders 539 ms instead of 0.8 ms (bench/RESULTS.md, seventeenth session; left to
+// choose, PostgreSQL kept planning these with their values in every run there). Such statements carry a
+// marker, and the store sends a marked text unnamed: PostgreSQL plans an unnamed statement with its values
+// every time, at a planning cost that an operator's request can afford and a hot path cannot (in
+// bench:operator on PostgreSQL, the rarest students filter went from 3,381 to 1,229-1,369 req/s, p99 5 →
+// 12-14 ms; most paths lost 5-10%).
 import {
   type Kysely,
   type KyselyPlugin,
@@ -34,6 +37,8 @@ export function withoutPlanMarker(text: string): string {
   return plannedWithValues(text) ? text.slice(0, -PLANNED_WITH_VALUES.length) : text;
 }
 
+// Kysely hands a plugin every query built from its database, subqueries too, so a subquery carries the
+// marker as well; a comment inside a statement changes nothing, and only the statement's end is read.
 class PlannedWithValuesPlugin implements KyselyPlugin {
   transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
     // The marker goes last; the compiler puts a select's end modifiers after its LIMIT and OFFSET.
