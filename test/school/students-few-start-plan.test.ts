@@ -43,11 +43,15 @@ describe.skipIf(skipDialect('postgres'))('students list from a few, under stale 
     await cleanup?.();
   });
 
-  /** Entries this session has read from an index so far. */
-  const entriesRead = async (index: string) => {
-    // The session's counts reach the view when it next goes idle, and this forces that flush.
+  /** The session's counts reach the statistics views when it next goes idle; this forces that flush. */
+  const flushCounts = async () => {
     await sql`select pg_stat_force_next_flush()`.execute(store.db);
     await sql`select 1`.execute(store.db);
+  };
+
+  /** Entries this session has read from an index so far. */
+  const entriesRead = async (index: string) => {
+    await flushCounts();
     const row = await sql<{ n: string }>`select idx_tup_read::text as n from pg_stat_user_indexes where indexrelname = ${index}`.execute(
       store.db,
     );
@@ -56,7 +60,7 @@ describe.skipIf(skipDialect('postgres'))('students list from a few, under stale 
 
   /** Rows this session has read from a table by scanning it whole so far. */
   const scanned = async (table: string) => {
-    await entriesRead('student_activity_pk');
+    await flushCounts();
     const row = await sql<{ n: string }>`select seq_tup_read::text as n from pg_stat_user_tables where relname = ${table}`.execute(
       store.db,
     );

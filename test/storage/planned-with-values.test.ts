@@ -1,8 +1,9 @@
 // Issue 12, operator lists stay fast on PostgreSQL: an operator's reads are planned with their values
 // (storage/planned-with-values.ts). A named statement may be run from a generic plan after five runs, and
-// for a list whose best plan depends on its values that plan walked 100,000 students for a page of 15
-// (bench/RESULTS.md, seventeenth session). Marked statements are sent unnamed, which PostgreSQL plans
-// with the values of each call; a member's reads and every precompiled lookup stay prepared.
+// for a list whose best plan depends on its values that plan, forced on the bench database, walked
+// 100,000 students for a page of 15 (bench/RESULTS.md, seventeenth session). Marked statements are sent
+// unnamed, which PostgreSQL plans with the values of each call; a member's reads and every precompiled
+// lookup stay prepared.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMyEnrollments } from '../../src/operations/member-operations.js';
