@@ -2,6 +2,7 @@
 // the same length, time series by day, week or month (optionally by course or product), per-course
 // figures, and learners at risk. Days are the site's local days (rollups.ts); ranges are inclusive.
 import { sql } from 'kysely';
+import { jsonObject, jsonObjectOf } from '../storage/dialect.js';
 import { stampCurriculum } from './curriculum-stamp.js';
 import { distinctActiveBy } from './learner-activity.js';
 import { countEnrollments } from './operator-enrollments.repository.js';
@@ -152,6 +153,8 @@ export async function timeseries(
       values[i] = n;
     });
   } else {
+    // One row per series, its days as one JSON object: a year by day for 19 products is 7,000 roll-ups,
+    // and read as rows, building them took most of the request (bench/RESULTS.md, eighteenth session).
     const rows = await scope.db
       .selectFrom('daily_rollups')
       .where('site_id', '=', scope.siteId)
@@ -160,13 +163,18 @@ export async function timeseries(
       .$if(groupBy !== undefined, (qb) => qb.where('dim', 'like', `${groupBy}:%`))
       .where('day', '>=', from)
       .where('day', '<=', to)
-      .select(['dim', 'day', 'value'])
+      .groupBy('dim')
+      .orderBy('dim')
+      .select(['dim', jsonObjectOf<number | string>(scope.db, 'day', 'value').as('days')])
       .execute();
     if (groupBy === undefined) at(SCHOOL);
     for (const r of rows) {
-      const i = index.get(bucketOf(r.day, interval)) ?? 0;
       const values = at(r.dim);
-      values[i] = (values[i] ?? 0) + Number(r.value);
+      const days = jsonObject(r.days);
+      for (const day in days) {
+        const i = index.get(bucketOf(day, interval)) ?? 0;
+        values[i] = (values[i] ?? 0) + Number(days[day]);
+      }
     }
   }
   return [...series].map(([key, values]) => ({ key, points: starts.map((start, i) => ({ start, value: values[i] ?? 0 })) }));

@@ -173,6 +173,44 @@ for (const dialect of DIALECTS) {
       expectProblem(await get('/analytics/timeseries?metric=revenue&interval=hour'), 400, 'invalid_argument');
     });
 
+    it('gives each series of a year by day its stored daily figures, every day present, and weeks as sums of their days', async () => {
+      const to = berlinDay(Date.now());
+      const from = berlinDaysAgo(364);
+      const stored = await server.store.db
+        .selectFrom('daily_rollups')
+        .select(['dim', 'day', 'value'])
+        .where('site_id', '=', academyId)
+        .where('metric', '=', 'revenue')
+        .where('dim', 'like', 'product:%')
+        .where('day', '>=', from)
+        .where('day', '<=', to)
+        .execute();
+      const expected = new Map<string, Map<string, number>>();
+      for (const r of stored) expected.set(r.dim, (expected.get(r.dim) ?? new Map()).set(r.day, Number(r.value)));
+      expect(expected.size).toBeGreaterThan(1);
+      const daily = (await get(`/analytics/timeseries?metric=revenue&from=${from}&to=${to}&groupBy=product`)).body.series as Series[];
+      expect(daily.map((s) => s.key).sort()).toEqual([...expected.keys()].sort());
+      for (const series of daily) {
+        expect(series.points).toHaveLength(365);
+        expect(series.points[0]?.start).toBe(from);
+        const days = expected.get(series.key);
+        expect(series.points.filter((p) => p.value !== 0).length, series.key).toBe(
+          [...(days?.values() ?? [])].filter((v) => v !== 0).length,
+        );
+        for (const p of series.points) expect(p.value, `${series.key} ${p.start}`).toBe(days?.get(p.start) ?? 0);
+      }
+      const weekly = (await get(`/analytics/timeseries?metric=revenue&from=${from}&to=${to}&interval=week&groupBy=product`)).body
+        .series as Series[];
+      for (const series of weekly) {
+        const days = daily.find((s) => s.key === series.key)?.points ?? [];
+        series.points.forEach((week, i) => {
+          const next = series.points[i + 1]?.start ?? '9999-12-31';
+          const sum = days.filter((d) => d.start >= week.start && d.start < next).reduce((a, d) => a + d.value, 0);
+          expect(week.value, `${series.key} week of ${week.start}`).toBe(sum);
+        });
+      }
+    });
+
     it('keeps the roll-ups in step with the writes: after orders, a refund and a granted enrollment, they equal a rebuild from the records', async () => {
       const studentId = await personId(server, 'student@demo.test');
       const scope = { db: server.store.db, siteId: academyId };
