@@ -538,6 +538,90 @@ for (const dialect of DIALECTS) {
           await check();
           expect(await countMatchingStudents(scope(), { courseId: 'crs_empty' }, NOW)).toBeGreaterThanOrEqual(240);
         });
+
+        /**
+         * Two transactions at READ COMMITTED changing one person's rows at once, the second begun after the
+         * first wrote and before it committed: the second must wait for the first (migration 037), and so
+         * read its rows. Whether it waited is read from PostgreSQL (its backend waiting on a lock), not
+         * timed: without the lock it finishes before the first commits.
+         */
+        async function overlapping(
+          first: (trx: Kysely<Database>) => Promise<unknown>,
+          second: (trx: Kysely<Database>) => Promise<unknown>,
+        ) {
+          let release = () => {};
+          const released = new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          let wrote = () => {};
+          const firstWrote = new Promise<void>((resolve) => {
+            wrote = resolve;
+          });
+          const a = s.db.transaction().execute(async (trx) => {
+            await first(trx);
+            wrote();
+            await released;
+          });
+          await firstWrote;
+          let pid = 0;
+          let finished = false;
+          const b = s.db.transaction().execute(async (trx) => {
+            pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]?.pid ?? 0;
+            await second(trx);
+            finished = true;
+          });
+          let waited = false;
+          while (!finished && !waited) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            const activity = await sql<{
+              wait: string | null;
+            }>`select wait_event_type as wait from pg_stat_activity where pid = ${pid}`.execute(s.db);
+            waited = pid !== 0 && activity.rows[0]?.wait === 'Lock';
+          }
+          release();
+          await Promise.all([a, b]);
+          return waited;
+        }
+
+        const newPerson = async (n: number) =>
+          insertPerson(s.db, { id: `per_overlap_${n}`, email: `overlap${n}@a.test`, name: `Overlap ${n}` });
+        const enroll =
+          (personId: string, courseId: string, extra: { completed_at?: number; revoked_at?: number } = {}) =>
+          (trx: Kysely<Database>) =>
+            trx
+              .insertInto('enrollments')
+              .values(
+                enrollmentRow({ id: `enr_${personId}_${courseId}`, site_id: 'site_a', person_id: personId, course_id: courseId, ...extra }),
+              )
+              .execute();
+        const makeStudent = (personId: string) => (trx: Kysely<Database>) => grantRole(trx, 'site_a', personId, 'student');
+
+        it('a role granted while another transaction enrolls the person, either first: the second waits, and the counts take both', async () => {
+          const [p1, p2] = [await newPerson(1), await newPerson(2)];
+          expect(await overlapping(makeStudent(p1), enroll(p1, 'crs_empty', { completed_at: NOW }))).toBe(true);
+          await check();
+          expect(await overlapping(enroll(p2, 'crs_empty', { revoked_at: NOW }), makeStudent(p2))).toBe(true);
+          await check();
+        });
+
+        it('one student enrolled twice by two transactions at once: the second waits, and the student’s figures take both', async () => {
+          const p3 = await newPerson(3);
+          await grantRole(s.db, 'site_a', p3, 'student');
+          expect(await overlapping(enroll(p3, 'crs_big', { completed_at: NOW }), enroll(p3, 'crs_empty', { revoked_at: NOW }))).toBe(true);
+          await check();
+          const figures = await s.db.selectFrom('student_figures').select(['completed', 'revoked']).where('person_id', '=', p3).execute();
+          expect(figures).toEqual([{ completed: 1, revoked: 1 }]);
+        });
+
+        it('a learner’s activity, the frequent write, does not wait for the person', async () => {
+          const p4 = await newPerson(4);
+          await grantRole(s.db, 'site_a', p4, 'student');
+          await enroll(p4, 'crs_empty')(s.db);
+          const touch = (at: number) => (trx: Kysely<Database>) =>
+            trx.updateTable('enrollments').set({ last_activity_at: at }).where('id', '=', `enr_${p4}_crs_empty`).execute();
+          expect(await overlapping(enroll(p4, 'crs_big'), touch(NOW))).toBe(false);
+          await check();
+        });
       }
 
       it('another site’s course counts nothing here, and a deleted site takes its counts', async () => {

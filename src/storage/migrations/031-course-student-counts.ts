@@ -10,7 +10,8 @@
 // or goes. Within one transaction each side sees the other's rows, so a person deleted with both (a
 // cascade) is taken away exactly once, whichever goes first (on PostgreSQL by a trigger on the person). (Two transactions that concurrently grant
 // the role and enroll the same person each miss the other's row on PostgreSQL; the service's writers
-// grant the role before enrolling in the same transaction, so that takes two separate writers at once.)
+// grant the role before enrolling in the same transaction, so that takes two separate writers at once. Since
+// migration 037 the second of them waits for the first and reads its rows.)
 //
 // Beside the students, it keeps how many of those enrollments are completed and how many revoked, so the
 // list's total for a course with either state (who completed this course?) is read the same way.

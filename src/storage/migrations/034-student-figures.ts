@@ -15,7 +15,8 @@
 //
 // On PostgreSQL two transactions that change the same person's enrollments at once each recompute from
 // their own snapshot, so the later commit can leave figures that miss the other's change until the
-// person's next change; the service changes one person's enrollments one request at a time.
+// person's next change; the service changes one person's enrollments one request at a time. Since migration
+// 037 the second waits for the first and recomputes with its rows.
 import { type Kysely, sql } from 'kysely';
 import { isSqlite } from '../dialect.js';
 
