@@ -205,15 +205,22 @@ type Start = 'students' | 'named' | 'enrolled' | 'inactive';
 /**
  * The start for a filter. The few named people are counted through the trigram index (texts shorter
  * than a trigram are taken as common); the few enrollments through an index whose entries are exactly
- * them: the (site, course, person) index, or a rare state's partial index (migration 032). Active has none
+ * them: a course's completed or revoked ones (migration 038), the (site, course, person) index, or a rare
+ * state's partial index (migration 032). Active has none
  * and is taken as common. The few inactive are a range of the students' latest activity (migration 035).
  */
 async function startOf(scope: SiteScope, filter: StudentFilter, now: number): Promise<Start> {
   if (filter.q !== undefined && [...filter.q].length >= 3 && (await atMostFew(scope, peopleNamed(scope, filter.q, FEW_MATCHES + 1))))
     return 'named';
   const probes: Array<Pick<StudentFilter, 'courseId' | 'state'>> = [];
-  if (filter.courseId !== undefined) probes.push({ courseId: filter.courseId });
-  if (filter.state !== undefined && filter.state !== 'active') probes.push({ state: filter.state });
+  if (filter.courseId !== undefined && (filter.state === 'completed' || filter.state === 'revoked')) {
+    // A course's completed or revoked enrollments (migration 038) may be few where both the course and
+    // the state are common; when they are not, neither the course's nor the state's are.
+    probes.push({ courseId: filter.courseId, state: filter.state });
+  } else {
+    if (filter.courseId !== undefined) probes.push({ courseId: filter.courseId });
+    if (filter.state !== undefined && filter.state !== 'active') probes.push({ state: filter.state });
+  }
   for (const probe of probes)
     if (
       await atMostFew(

@@ -37,6 +37,7 @@ import * as m034 from './migrations/034-student-figures.js';
 import * as m035 from './migrations/035-student-activity.js';
 import * as m036 from './migrations/036-course-expiry.js';
 import * as m037 from './migrations/037-student-counts-serialized.js';
+import * as m038 from './migrations/038-enrollments-by-course-state.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '035-student-activity': m035,
   '036-course-expiry': m036,
   '037-student-counts-serialized': m037,
+  '038-enrollments-by-course-state': m038,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -45,14 +45,15 @@ const ODD_NAMES: Array<[number, string, string]> = [
 
 /**
  * site_a: 2,400 students (two at a time share a start, so ties are broken by id); crs_big holds nearly all
- * of them, most completed (more than FEW_MATCHES each: the walk); crs_small a few, some expired,
+ * of them, most completed (more than FEW_MATCHES each: the walk); crs_wide nearly all too, four of them
+ * completed and none revoked (few, where the course and the state are not); crs_small a few, some expired,
  * revoked, or timed and still open. A lecturer without the student role is enrolled in both. site_b
  * enrolls the same people, all expired, which must never show at site_a.
  */
 async function seed(db: Kysely<Database>): Promise<void> {
   await insertSite(db, { id: 'site_a', name: 'A', origin: 'http://a.test', variant: 'A' });
   await insertSite(db, { id: 'site_b', name: 'B', origin: 'http://b.test', variant: 'A' });
-  for (const c of ['crs_big', 'crs_small', 'crs_empty']) await insertCourse(db, 'site_a', c);
+  for (const c of ['crs_big', 'crs_small', 'crs_empty', 'crs_wide']) await insertCourse(db, 'site_a', c);
   await insertCourse(db, 'site_b', 'crs_b');
   await insertLearners(db, 'site_a', PEOPLE);
   const all = Array.from({ length: PEOPLE }, (_, i) => i);
@@ -69,6 +70,21 @@ async function seed(db: Kysely<Database>): Promise<void> {
           course_id: 'crs_big',
           completed_at: i % 10 !== 0 ? NOW - DAY : null,
           revoked_at: i % 500 === 1 ? NOW - DAY : null,
+        }),
+      ),
+  );
+  await insertMany(
+    db,
+    'enrollments',
+    all
+      .filter((i) => i % 50 !== 7)
+      .map((i) =>
+        enrollmentRow({
+          id: `enr_wide_${i}`,
+          site_id: 'site_a',
+          person_id: id(i),
+          course_id: 'crs_wide',
+          completed_at: i % 600 === 3 ? NOW : null,
         }),
       ),
   );
@@ -193,6 +209,9 @@ const FILTERS: Array<{ filter: Pick<StudentFilter, 'courseId' | 'state'>; few: b
   { filter: { courseId: 'crs_big', state: 'completed' }, few: false },
   { filter: { courseId: 'crs_big', state: 'revoked' }, few: true },
   { filter: { courseId: 'crs_big', state: 'active' }, few: false },
+  { filter: { courseId: 'crs_wide' }, few: false },
+  { filter: { courseId: 'crs_wide', state: 'completed' }, few: true },
+  { filter: { courseId: 'crs_wide', state: 'revoked' }, few: true },
   { filter: { courseId: 'crs_small', state: 'expired' }, few: true },
   { filter: { courseId: 'crs_small', state: 'active' }, few: true },
   { filter: { courseId: 'crs_small', state: 'completed' }, few: true },
@@ -245,7 +264,11 @@ for (const dialect of DIALECTS) {
                 ? /^MULTI-INDEX OR \| INDEX 1 \| SEARCH e USING INDEX enrollments_course_expiry_person \(site_id=\? AND course_id=\? AND access_expires_at<\?\) \| INDEX 2 \| SEARCH e USING INDEX enrollments_course_expiry_person \(site_id=\? AND course_id=\? AND access_expires_at<\?\) \| SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/
                 : filter.state === 'expired'
                   ? /^MULTI-INDEX OR \| INDEX 1 \| SEARCH e USING INDEX enrollments_open_by_expiry \(site_id=\? AND access_expires_at<\?\) \| INDEX 2 \| SEARCH e USING INDEX enrollments_completed_expiry_person \(site_id=\? AND access_expires_at<\?\) \|.* SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/
-                  : /^SEARCH e USING (COVERING )?INDEX (enrollments_site_course_person|enrollments_revoked_person) \(site_id=\?[^|]*\| SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/,
+                  : filter.courseId !== undefined && (filter.state === 'completed' || filter.state === 'revoked')
+                    ? new RegExp(
+                        `^SEARCH e USING COVERING INDEX enrollments_course_${filter.state}_person \\(site_id=\\? AND course_id=\\?\\) \\| SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \\(site_id=\\? AND person_id=\\? AND role=\\?\\)`,
+                      )
+                    : /^SEARCH e USING (COVERING )?INDEX (enrollments_site_course_person|enrollments_revoked_person) \(site_id=\?[^|]*\| SEARCH r USING INDEX sqlite_autoindex_site_roles_1 \(site_id=\? AND person_id=\? AND role=\?\)/,
             );
             expect(plan).not.toContain('site_roles_site_role_created');
           } else {
