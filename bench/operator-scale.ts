@@ -252,6 +252,8 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       // Inactive for a year: few students; a common course with a time-bound state.
       '/api/admin/v1/students?inactiveDays=365&limit=100',
       '/api/admin/v1/students?courseId=crs_bench_1&state=active&limit=100',
+      // A common course and a state none of its enrollments is in.
+      '/api/admin/v1/students?courseId=crs_bench_1&state=revoked&limit=100',
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
       '/api/admin/v1/orders?limit=100',
       '/api/admin/v1/orders?productId=crs_bench_1&limit=100',
