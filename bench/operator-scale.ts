@@ -25,8 +25,8 @@ const DAY = 86_400_000;
 /** BENCH_PROFILE=<dir> writes a V8 CPU profile of the server; OPERATOR_DIALECTS=postgres measures one store. */
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const MEASURED = (process.env.OPERATOR_DIALECTS ?? 'sqlite,postgres').split(',') as Array<'sqlite' | 'postgres'>;
-/** OPERATOR_ONLY=audit measures only the requests whose path contains it. */
-const ONLY = process.env.OPERATOR_ONLY ?? '';
+/** OPERATOR_ONLY=audit measures only the requests whose path contains it (or one of several, comma-separated). */
+const ONLY = (process.env.OPERATOR_ONLY ?? '').split(',');
 
 /** PostgreSQL is measured as it is deployed, with Redis (BENCH_REDIS_URL= to measure it without). */
 const REDIS_FOR_POSTGRES = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
@@ -278,7 +278,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       // The app that wrote nearly every event: its total is most of the log.
       '/api/admin/v1/audit_events?clientId=demo-vendor&limit=100',
     ];
-    for (const path of paths.filter((p) => p.includes(ONLY))) {
+    for (const path of paths.filter((p) => ONLY.some((part) => p.includes(part)))) {
       const check = await fetch(`${origin}${path}`, { headers: { authorization: `Bearer ${token}` } });
       if (check.status !== 200) throw new Error(`${path} answered ${check.status}: ${await check.text()}`);
       results.push([path, await measure(origin, token, path)]);
