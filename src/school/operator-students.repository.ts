@@ -206,8 +206,8 @@ type Start = 'students' | 'named' | 'enrolled' | 'inactive';
  * The start for a filter. The few named people are counted through the trigram index (texts shorter
  * than a trigram are taken as common); the few enrollments through an index whose entries are exactly
  * them: a course's completed or revoked ones (migration 038), the (site, course, person) index, or a rare
- * state's partial index (migration 032). Active has none
- * and is taken as common. The few inactive are a range of the students' latest activity (migration 035).
+ * state's partial index (migration 032). Active has none and is taken as common. The few inactive are a
+ * range of the students' latest activity (migration 035).
  */
 async function startOf(scope: SiteScope, filter: StudentFilter, now: number): Promise<Start> {
   if (filter.q !== undefined && [...filter.q].length >= 3 && (await atMostFew(scope, peopleNamed(scope, filter.q, FEW_MATCHES + 1))))
