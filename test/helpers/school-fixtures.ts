@@ -123,6 +123,31 @@ export async function insertMany(db: Kysely<Database>, table: 'people' | 'site_r
 export const learnerId = (i: number) => `per_${String(i).padStart(4, '0')}`;
 
 /**
+ * Enrolls insertLearners' learners numbered `learners` in a course, each as `enr_<tag>_<number>`; `rest`
+ * sets any other column of each (`k`: its place among them).
+ */
+export async function enrollLearners(
+  db: Kysely<Database>,
+  course: { siteId: string; courseId: string; tag: string },
+  learners: readonly number[],
+  rest: (i: number, k: number) => Partial<Insertable<EnrollmentsTable>> = () => ({}),
+): Promise<void> {
+  await insertMany(
+    db,
+    'enrollments',
+    learners.map((i, k) =>
+      enrollmentRow({
+        id: `enr_${course.tag}_${i}`,
+        site_id: course.siteId,
+        person_id: learnerId(i),
+        course_id: course.courseId,
+        ...rest(i, k),
+      }),
+    ),
+  );
+}
+
+/**
  * People `Learner 0` to `Learner count-1`, each a student of the site; two at a time share a start (so
  * ties in the students list's order are broken by id), the later numbers the newer students.
  */

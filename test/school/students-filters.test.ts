@@ -17,6 +17,7 @@ import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { pagedIds } from '../helpers/paging.js';
 import {
   DAY,
+  enrollLearners,
   enrollmentRow,
   grantRole,
   insertLearners,
@@ -57,54 +58,33 @@ async function seed(db: Kysely<Database>): Promise<void> {
   await insertCourse(db, 'site_b', 'crs_b');
   await insertLearners(db, 'site_a', PEOPLE);
   const all = Array.from({ length: PEOPLE }, (_, i) => i);
-  await insertMany(
+  await enrollLearners(
     db,
-    'enrollments',
-    all
-      .filter((i) => i % 50 !== 0)
-      .map((i) =>
-        enrollmentRow({
-          id: `enr_big_${i}`,
-          site_id: 'site_a',
-          person_id: id(i),
-          course_id: 'crs_big',
-          completed_at: i % 10 !== 0 ? NOW - DAY : null,
-          revoked_at: i % 500 === 1 ? NOW - DAY : null,
-        }),
-      ),
+    { siteId: 'site_a', courseId: 'crs_big', tag: 'big' },
+    all.filter((i) => i % 50 !== 0),
+    (i) => ({
+      completed_at: i % 10 !== 0 ? NOW - DAY : null,
+      revoked_at: i % 500 === 1 ? NOW - DAY : null,
+    }),
   );
-  await insertMany(
+  await enrollLearners(
     db,
-    'enrollments',
-    all
-      .filter((i) => i % 50 !== 7)
-      .map((i) =>
-        enrollmentRow({
-          id: `enr_wide_${i}`,
-          site_id: 'site_a',
-          person_id: id(i),
-          course_id: 'crs_wide',
-          completed_at: i % 600 === 3 ? NOW : null,
-        }),
-      ),
+    { siteId: 'site_a', courseId: 'crs_wide', tag: 'wide' },
+    all.filter((i) => i % 50 !== 7),
+    (i) => ({
+      completed_at: i % 600 === 3 ? NOW : null,
+    }),
   );
-  await insertMany(
+  await enrollLearners(
     db,
-    'enrollments',
-    all
-      .filter((i) => i % 73 === 5)
-      .map((i, k) =>
-        enrollmentRow({
-          id: `enr_small_${i}`,
-          site_id: 'site_a',
-          person_id: id(i),
-          course_id: 'crs_small',
-          // Expired, timed and open, revoked, for life.
-          lifetime_access: k % 4 === 3 ? 1 : 0,
-          access_expires_at: k % 4 === 0 ? NOW - DAY : k % 4 === 3 ? null : NOW + DAY,
-          revoked_at: k % 4 === 2 ? NOW - 2 * DAY : null,
-        }),
-      ),
+    { siteId: 'site_a', courseId: 'crs_small', tag: 'small' },
+    all.filter((i) => i % 73 === 5),
+    (_, k) => ({
+      // Expired, timed and open, revoked, for life.
+      lifetime_access: k % 4 === 3 ? 1 : 0,
+      access_expires_at: k % 4 === 0 ? NOW - DAY : k % 4 === 3 ? null : NOW + DAY,
+      revoked_at: k % 4 === 2 ? NOW - 2 * DAY : null,
+    }),
   );
   for (const [n, name, email] of ODD_NAMES) {
     await insertPerson(db, { id: `per_odd_${n}`, email, name });
@@ -131,23 +111,16 @@ async function seed(db: Kysely<Database>): Promise<void> {
     'site_roles',
     all.filter((i) => i % 7 === 0).map((i) => ({ site_id: 'site_b', person_id: id(i), role: 'student', created_at: NOW })),
   );
-  await insertMany(
+  await enrollLearners(
     db,
-    'enrollments',
-    all
-      .filter((i) => i % 7 === 0)
-      .map((i) =>
-        enrollmentRow({
-          id: `enr_b_${i}`,
-          site_id: 'site_b',
-          person_id: id(i),
-          course_id: 'crs_b',
-          lifetime_access: 0,
-          access_expires_at: NOW - DAY,
-          revoked_at: i % 2 === 0 ? NOW - DAY : null,
-          completed_at: NOW - DAY,
-        }),
-      ),
+    { siteId: 'site_b', courseId: 'crs_b', tag: 'b' },
+    all.filter((i) => i % 7 === 0),
+    (i) => ({
+      lifetime_access: 0,
+      access_expires_at: NOW - DAY,
+      revoked_at: i % 2 === 0 ? NOW - DAY : null,
+      completed_at: NOW - DAY,
+    }),
   );
 }
 

@@ -13,6 +13,7 @@ import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { pagedIds } from '../helpers/paging.js';
 import {
   DAY,
+  enrollLearners,
   enrollmentRow,
   grantRole,
   insertLearners,
@@ -44,36 +45,22 @@ async function seed(db: Kysely<Database>): Promise<void> {
   await insertCourse(db, 'site_b', 'crs_other');
   await insertLearners(db, 'site_a', PEOPLE);
   const all = Array.from({ length: PEOPLE }, (_, i) => i);
-  await insertMany(
+  await enrollLearners(
     db,
-    'enrollments',
-    all
-      .filter((i) => i % 50 !== 0)
-      .map((i) =>
-        enrollmentRow({
-          id: `enr_a_${i}`,
-          site_id: 'site_a',
-          person_id: id(i),
-          course_id: 'crs_a',
-          completed_at: i % 6 === 0 ? NOW - DAY : null,
-          last_activity_at: i % 4 === 0 ? null : NOW - ((i * 7) % 400) * DAY - (i % 1000) * 1000,
-        }),
-      ),
+    { siteId: 'site_a', courseId: 'crs_a', tag: 'a' },
+    all.filter((i) => i % 50 !== 0),
+    (i) => ({
+      completed_at: i % 6 === 0 ? NOW - DAY : null,
+      last_activity_at: i % 4 === 0 ? null : NOW - ((i * 7) % 400) * DAY - (i % 1000) * 1000,
+    }),
   );
-  await insertMany(
+  await enrollLearners(
     db,
-    'enrollments',
-    all
-      .filter((i) => i % 3 === 0)
-      .map((i) =>
-        enrollmentRow({
-          id: `enr_b_${i}`,
-          site_id: 'site_a',
-          person_id: id(i),
-          course_id: 'crs_b',
-          last_activity_at: i % 5 === 0 ? NOW - (i % 20) * DAY : null,
-        }),
-      ),
+    { siteId: 'site_a', courseId: 'crs_b', tag: 'b' },
+    all.filter((i) => i % 3 === 0),
+    (i) => ({
+      last_activity_at: i % 5 === 0 ? NOW - (i % 20) * DAY : null,
+    }),
   );
   await insertPerson(db, { id: 'per_lecturer', email: 'lecturer@a.test', name: 'Lecturer' });
   await grantRole(db, 'site_a', 'per_lecturer', 'lecturer');
@@ -89,13 +76,7 @@ async function seed(db: Kysely<Database>): Promise<void> {
     'site_roles',
     sevenths.map((i) => ({ site_id: 'site_b', person_id: id(i), role: 'student', created_at: NOW })),
   );
-  await insertMany(
-    db,
-    'enrollments',
-    sevenths.map((i) =>
-      enrollmentRow({ id: `enr_other_${i}`, site_id: 'site_b', person_id: id(i), course_id: 'crs_other', last_activity_at: NOW - DAY }),
-    ),
-  );
+  await enrollLearners(db, { siteId: 'site_b', courseId: 'crs_other', tag: 'other' }, sevenths, () => ({ last_activity_at: NOW - DAY }));
 }
 
 /** Each (site, student) and their latest activity there, -1 for never, from the rows: what student_activity must hold. */
