@@ -561,11 +561,16 @@ for (const dialect of DIALECTS) {
           await firstWrote;
           let pid = 0;
           let finished = false;
-          const b = s.db.transaction().execute(async (trx) => {
-            pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]?.pid ?? 0;
-            await second(trx);
-            finished = true;
-          });
+          // Settled either way: a second writer that fails must end the wait below, not spin it.
+          const b = s.db
+            .transaction()
+            .execute(async (trx) => {
+              pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]?.pid ?? 0;
+              await second(trx);
+            })
+            .finally(() => {
+              finished = true;
+            });
           let waited = false;
           while (!finished && !waited) {
             await new Promise((resolve) => setTimeout(resolve, 5));
