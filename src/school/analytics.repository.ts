@@ -2,7 +2,7 @@
 // the same length, time series by day, week or month (optionally by course or product), per-course
 // figures, and learners at risk. Days are the site's local days (rollups.ts); ranges are inclusive.
 import { sql } from 'kysely';
-import { jsonObject, jsonObjectOf } from '../storage/dialect.js';
+import { jsonObject, jsonObjectOf, startsWith } from '../storage/dialect.js';
 import { stampCurriculum } from './curriculum-stamp.js';
 import { distinctActiveBy } from './learner-activity.js';
 import { countEnrollments } from './operator-enrollments.repository.js';
@@ -160,7 +160,7 @@ export async function timeseries(
       .where('site_id', '=', scope.siteId)
       .where('metric', '=', metric)
       .$if(groupBy === undefined, (qb) => qb.where('dim', '=', SCHOOL))
-      .$if(groupBy !== undefined, (qb) => qb.where('dim', 'like', `${groupBy}:%`))
+      .$if(groupBy !== undefined, (qb) => qb.where(startsWith(scope.db, 'dim', `${groupBy}:`)))
       .where('day', '>=', from)
       .where('day', '<=', to)
       .groupBy('dim')

@@ -26,3 +26,23 @@ export function jsonObjectOf<V>(
 export function jsonObject<V>(column: Record<string, V> | string): Record<string, V> {
   return typeof column === 'string' ? (JSON.parse(column) as Record<string, V>) : column;
 }
+
+/**
+ * Rows whose text column starts with `prefix`, in a form the column's index can serve. SQLite compares
+ * text bytewise (BINARY), so the prefix is the range [prefix, prefix with its last character raised): an
+ * index search, where its LIKE is a filter over every row of the index's preceding columns (SQLite's LIKE
+ * folds ASCII case, which no BINARY index is ordered by). PostgreSQL's order follows the database's
+ * collation, under which such a range is not exact, so it keeps LIKE.
+ */
+export function startsWith(
+  // biome-ignore lint/suspicious/noExplicitAny: works on any Kysely instance
+  db: Kysely<any>,
+  column: string,
+  prefix: string,
+): RawBuilder<boolean> {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (Number.isNaN(last) || /[%_\\]/.test(prefix)) throw new Error(`startsWith takes a plain, non-empty prefix: ${prefix}`);
+  if (!isSqlite(db)) return sql<boolean>`${sql.ref(column)} like ${`${prefix}%`}`;
+  const above = prefix.slice(0, -1) + String.fromCharCode(last + 1);
+  return sql<boolean>`(${sql.ref(column)} >= ${prefix} and ${sql.ref(column)} < ${above})`;
+}

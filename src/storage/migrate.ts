@@ -38,6 +38,7 @@ import * as m035 from './migrations/035-student-activity.js';
 import * as m036 from './migrations/036-course-expiry.js';
 import * as m037 from './migrations/037-student-counts-serialized.js';
 import * as m038 from './migrations/038-enrollments-by-course-state.js';
+import * as m039 from './migrations/039-daily-rollups-clustered.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   '036-course-expiry': m036,
   '037-student-counts-serialized': m037,
   '038-enrollments-by-course-state': m038,
+  '039-daily-rollups-clustered': m039,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */
