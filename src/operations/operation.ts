@@ -206,9 +206,14 @@ function parseInput<I extends z.ZodObject>(spec: { name: string; input: I }, inp
   );
 }
 
-/** PostgreSQL's serialization failure: a concurrent write won; the caller may read again and retry. */
-function isSerializationFailure(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '40001';
+/**
+ * PostgreSQL ended the transaction because of a concurrent one: a serialization failure (40001), or a
+ * deadlock it broke by ending this side (40P01; a change of many people's enrollments locks their rows in
+ * turn, migration 037). Either way nothing was written and the same call may succeed when made again.
+ */
+function isConcurrencyFailure(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === '40001' || code === '40P01';
 }
 
 export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(spec: OperationSpec<I, O>): TypedOperation<O> {
@@ -249,7 +254,7 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(sp
         if (error instanceof PageRequestError) {
           throw new OperationError('invalid_argument', `${error.message} To start the list again, call ${spec.name} without a cursor.`);
         }
-        if (isSerializationFailure(error)) {
+        if (isConcurrencyFailure(error)) {
           throw new OperationError('conflict', 'Someone else changed this at the same moment. Read it again and retry.');
         }
         throw error;
