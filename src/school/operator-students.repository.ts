@@ -292,6 +292,17 @@ async function fewPeople(scope: SiteScope, filter: StudentFilter, now: number, s
   return [...new Set(rows.map((row) => row.person_id))];
 }
 
+/** Where a search starts and, on PostgreSQL, the few people it starts from (fewPeople). */
+export interface StudentStart {
+  start: Start;
+  few: string[] | undefined;
+}
+
+async function startingPoint(scope: SiteScope, filter: StudentFilter, now: number): Promise<StudentStart> {
+  const start = await startOf(scope, filter, now);
+  return { start, few: await fewPeople(scope, filter, now, start) };
+}
+
 /**
  * The students matching the filter, from the start: the filter the start reads is met by the set; the
  * others are asked of each student, as a set built once when walking the students in order, and per
@@ -385,10 +396,10 @@ export async function searchStudents(
   filter: StudentFilter,
   request: PageRequest,
   now: number,
+  from: Promise<StudentStart> = startingPoint(scope, filter, now),
 ): Promise<Page<StudentRecord>> {
   const { size, after } = pageQuery(SEARCH, request);
-  const start = await startOf(scope, filter, now);
-  const few = await fewPeople(scope, filter, now, start);
+  const { start, few } = await from;
   const rows = await matching(scope, filter, now, start, few)
     .innerJoin('people as p', 'p.id', 'r.person_id')
     .$if(after !== null, (qb) =>
@@ -418,13 +429,37 @@ export async function searchStudents(
 }
 
 /**
+ * A page of the students matching the filter and how many match in all, from one start: asked apart, each
+ * worked the start out again, and on PostgreSQL a page from a few named by `q` ran the name search four times
+ * (counted for each, read for the page, and again inside the count) where now it runs twice.
+ */
+export async function searchStudentsWithTotal(
+  scope: SiteScope,
+  filter: StudentFilter,
+  request: PageRequest,
+  now: number,
+): Promise<{ page: Page<StudentRecord>; total: number }> {
+  const from = startingPoint(scope, filter, now);
+  const [page, total] = await Promise.all([
+    searchStudents(scope, filter, request, now, from),
+    countMatchingStudents(scope, filter, now, from),
+  ]);
+  return { page, total };
+}
+
+/**
  * How many students match. No filter, a course alone or with any state, and a state alone read what the
  * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index;
  * inactivity alone is a range of the students' latest activity when few, else the students less the active
  * (migration 035); other filters count the matches, from the few people, enrollments or inactive students
  * when they are few.
  */
-export async function countMatchingStudents(scope: SiteScope, filter: StudentFilter, now: number): Promise<number> {
+export async function countMatchingStudents(
+  scope: SiteScope,
+  filter: StudentFilter,
+  now: number,
+  from?: Promise<StudentStart>,
+): Promise<number> {
   const { courseId, state, inactiveDays, ...others } = filter;
   const alone = Object.values(others).every((v) => v === undefined);
   if (alone && inactiveDays !== undefined && courseId === undefined && state === undefined) {
@@ -451,7 +486,7 @@ export async function countMatchingStudents(scope: SiteScope, filter: StudentFil
       return countCourseStudentsByAccess(scope, courseId, state, now);
     if (courseId === undefined && state !== undefined) return countStudentsInState(scope, state, now);
   }
-  const start = await startOf(scope, filter, now);
+  const { start, few } = await (from ?? startingPoint(scope, filter, now));
   if (start === 'students' && inactiveDays !== undefined && alone && (courseId !== undefined || state !== undefined)) {
     // Many inactive among many enrolled: those enrolled (counted as above) less the active among them, each
     // active student's enrollments asked by key, instead of asking every student both. Every row of the
@@ -466,7 +501,7 @@ export async function countMatchingStudents(scope: SiteScope, filter: StudentFil
     ]);
     return enrolled - Number(active.n);
   }
-  const row = await matching(scope, filter, now, start)
+  const row = await matching(scope, filter, now, start, few)
     .select((eb) => (repeatsStudents(start, filter) ? eb.fn.count('r.person_id').distinct() : eb.fn.countAll()).as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);

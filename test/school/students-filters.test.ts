@@ -7,9 +7,15 @@
 // triggers of migration 031 keep (with a time-bound state, less a range of migration 036's index of the
 // course's timed enrollments), and a state's, read from the students' figures of migration 034, must
 // follow every change of enrollments and roles.
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countMatchingStudents, FEW_MATCHES, type StudentFilter, searchStudents } from '../../src/school/operator-students.repository.js';
+import {
+  countMatchingStudents,
+  FEW_MATCHES,
+  type StudentFilter,
+  searchStudents,
+  searchStudentsWithTotal,
+} from '../../src/school/operator-students.repository.js';
 import * as m031 from '../../src/storage/migrations/031-course-student-counts.js';
 import * as m034 from '../../src/storage/migrations/034-student-figures.js';
 import type { Database } from '../../src/storage/schema.js';
@@ -348,6 +354,45 @@ for (const dialect of DIALECTS) {
         await grantRole(s.db, 'site_b', 'per_outsider', 'student');
         expect(await searched('unusual name')).toEqual({ ids: [], total: 0 });
         expect(await searched('lecturer@')).toEqual({ ids: [], total: 0 });
+      });
+
+      it('a page and its total from one start: the same as asked apart, the name search run twice on PostgreSQL and three times on SQLite', async () => {
+        const first = { first: 100, after: null };
+        const filters: StudentFilter[] = [
+          { q: 'learner 12' },
+          { q: 'learner' },
+          { q: 'zoë' },
+          { q: 'bo' },
+          { q: 'learner', state: 'completed' },
+          {},
+        ];
+        for (const filter of filters)
+          expect(await searchStudentsWithTotal(scope(), filter, first, NOW), JSON.stringify(filter)).toEqual({
+            page: await searchStudents(scope(), filter, first, NOW),
+            total: await countMatchingStudents(scope(), filter, NOW),
+          });
+        // The statements run, told by their text: the search of the trigram index (FTS5 on SQLite).
+        const texts = new Map<unknown, string>();
+        let searches = 0;
+        const counting: KyselyPlugin = {
+          transformQuery(args) {
+            texts.set(args.queryId, s.db.getExecutor().compileQuery(args.node, args.queryId).sql);
+            return args.node;
+          },
+          async transformResult(args) {
+            if (/people_search match|lower\(q\.name\) like/.test(texts.get(args.queryId) ?? '')) searches += 1;
+            return args.result;
+          },
+        };
+        const { page, total } = await searchStudentsWithTotal(
+          { db: s.db.withPlugin(counting), siteId: 'site_a' },
+          { q: 'learner 123' },
+          first,
+          NOW,
+        );
+        expect(total).toBeGreaterThan(0);
+        expect(page.edges).toHaveLength(total);
+        expect(searches).toBe(dialect === 'postgres' ? 2 : 3);
       });
 
       if (dialect === 'sqlite') {

@@ -16,9 +16,8 @@ import {
 } from '../../school/operator-enrollments.repository.js';
 import {
   addStudent,
-  countMatchingStudents,
   findStudent,
-  searchStudents,
+  searchStudentsWithTotal,
   setStudentNote,
   type StudentProfile,
 } from '../../school/operator-students.repository.js';
@@ -149,10 +148,7 @@ export const listStudentsOperation = defineOperation({
     const scope = siteScope(ctx);
     const now = ctx.clock.now();
     const filter = { q: input.q, courseId: input.courseId, state: input.state, inactiveDays: input.inactiveDays };
-    const [page, total] = await Promise.all([
-      searchStudents(scope, filter, pageRequest(input), now),
-      countMatchingStudents(scope, filter, now),
-    ]);
+    const { page, total } = await searchStudentsWithTotal(scope, filter, pageRequest(input), now);
     return paged(page, total, studentOut);
   },
 });
