@@ -119,7 +119,7 @@ export function buckets(from: string, to: string, interval: Interval): { starts:
     const day = dayString(n);
     // A new bucket begins on the first day of the range and then on each Monday or 1st of a month;
     // day 0 (1970-01-01) was a Thursday (before it, % answers -0 for a Monday, which equals 0).
-    const begins = n === first || (interval === 'day' ? true : interval === 'week' ? (n + 3) % 7 === 0 : day.endsWith('-01'));
+    const begins = n === first || interval === 'day' || (interval === 'week' ? (n + 3) % 7 === 0 : day.endsWith('-01'));
     if (begins) starts.push(bucketOf(day, interval));
     placeOf.set(day, starts.length - 1);
   }
