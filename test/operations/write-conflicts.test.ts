@@ -2,7 +2,7 @@
 // because of another transaction at the same moment (a serialization failure, 40001, or a deadlock,
 // 40P01), the caller gets the conflict with its remedy (read again and retry), never a fault, and nothing
 // of the write stays. The other transaction is a real one on its own connection, and the overlap is driven
-// by what PostgreSQL reports (a backend waiting on a lock), not by timers.
+// by what PostgreSQL reports (a backend blocked by the other's lock), not by timers.
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -50,9 +50,9 @@ describe.skipIf(skipDialect('postgres'))('the write wrapper on PostgreSQL, a wri
 
   const names = async () => (await s.db.selectFrom('sites').select(['id', 'name']).orderBy('id').execute()).map((r) => `${r.id}=${r.name}`);
   const audits = async () => (await s.db.selectFrom('audit_events').select('id').execute()).length;
-  const waitsOnLock = async (pid: number) =>
-    (await sql<{ wait: string | null }>`select wait_event_type as wait from pg_stat_activity where pid = ${pid}`.execute(s.db)).rows[0]
-      ?.wait === 'Lock';
+  /** Whether backend `pid` waits for a lock that backend `holder` holds (a wait on autovacuum is not one). */
+  const blockedBy = async (pid: number, holder: number) =>
+    (await sql<{ blocked: boolean }>`select ${holder} = any(pg_blocking_pids(${pid})) as blocked`.execute(s.db)).rows[0]?.blocked === true;
 
   beforeAll(async () => {
     s = await openSchoolStore('postgres');
@@ -95,6 +95,7 @@ describe.skipIf(skipDialect('postgres'))('the write wrapper on PostgreSQL, a wri
     const otherHolds = signal();
     const writeWaits = signal();
     let writePid = 0;
+    let otherPid = 0;
     const write = writeWith(async (db) => {
       writePid = await backendPid(db);
       await otherHolds.done;
@@ -107,6 +108,7 @@ describe.skipIf(skipDialect('postgres'))('the write wrapper on PostgreSQL, a wri
       // The write's backend runs the deadlock check first (after PostgreSQL's default second) and ends its
       // own transaction; this one would wait ten seconds before checking.
       await sql`set local deadlock_timeout = '10s'`.execute(trx);
+      otherPid = await backendPid(trx);
       await rename(trx, 'site_b', 'written by the other');
       otherHolds.fire();
       await writeWaits.done;
@@ -121,7 +123,7 @@ describe.skipIf(skipDialect('postgres'))('the write wrapper on PostgreSQL, a wri
     void running.finally(() => {
       settled = true;
     });
-    while (!settled && !(writePid !== 0 && (await waitsOnLock(writePid)))) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!settled && !(writePid !== 0 && (await blockedBy(writePid, otherPid)))) await new Promise((resolve) => setTimeout(resolve, 5));
     writeWaits.fire();
 
     const error = await running;

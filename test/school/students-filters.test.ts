@@ -583,8 +583,9 @@ for (const dialect of DIALECTS) {
         /**
          * Two transactions at READ COMMITTED changing one person's rows at once, the second begun after the
          * first wrote and before it committed: the second must wait for the first (migration 037), and so
-         * read its rows. Whether it waited is read from PostgreSQL (its backend waiting on a lock), not
-         * timed: without the lock it finishes before the first commits.
+         * read its rows. Whether it waited is read from PostgreSQL (the first's backend among those blocking
+         * the second's), not timed: without the lock it finishes before the first commits. A wait on anyone
+         * else (autovacuum truncating the table takes a lock that every writer waits for) is not the first's.
          */
         async function overlapping(
           first: (trx: Kysely<Database>) => Promise<unknown>,
@@ -598,7 +599,9 @@ for (const dialect of DIALECTS) {
           const firstWrote = new Promise<void>((resolve) => {
             wrote = resolve;
           });
+          let firstPid = 0;
           const a = s.db.transaction().execute(async (trx) => {
+            firstPid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]?.pid ?? 0;
             await first(trx);
             wrote();
             await released;
@@ -619,10 +622,9 @@ for (const dialect of DIALECTS) {
           let waited = false;
           while (!finished && !waited) {
             await new Promise((resolve) => setTimeout(resolve, 5));
-            const activity = await sql<{
-              wait: string | null;
-            }>`select wait_event_type as wait from pg_stat_activity where pid = ${pid}`.execute(s.db);
-            waited = pid !== 0 && activity.rows[0]?.wait === 'Lock';
+            if (pid === 0) continue;
+            const blocking = await sql<{ by_first: boolean }>`select ${firstPid} = any(pg_blocking_pids(${pid})) as by_first`.execute(s.db);
+            waited = blocking.rows[0]?.by_first === true;
           }
           release();
           await Promise.all([a, b]);
