@@ -380,6 +380,32 @@ function studentsByActivity(scope: SiteScope, now: number, days: number, side: '
 }
 
 /**
+ * How many of the site's students had learning activity at or after `from`: the days after its UTC day from
+ * the counts the triggers keep per day of latest activity (migration 040), and its own day's stretch from
+ * the index of the latest activity (migration 035). Counting the index entries alone read one per active
+ * student.
+ */
+async function countActiveStudents(scope: SiteScope, from: number): Promise<number> {
+  const firstDay = Math.floor(from / DAY_MS);
+  const [days, dayOf] = await Promise.all([
+    scope.db
+      .selectFrom('student_activity_days')
+      .where('site_id', '=', scope.siteId)
+      .where('day', '>', firstDay)
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+      .executeTakeFirstOrThrow(),
+    scope.db
+      .selectFrom('student_activity as a')
+      .where('a.site_id', '=', scope.siteId)
+      .where('a.last_activity_at', '>=', from)
+      .where('a.last_activity_at', '<', (firstDay + 1) * DAY_MS)
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return Number(days.n) + Number(dayOf.n);
+}
+
+/**
  * What a page is sorted by: when it starts from a few, a value no index holds in order. PostgreSQL would
  * otherwise weigh walking the students' index newest first, testing each student against the few, against
  * reading the few and sorting them; when the few lie among the oldest students, the walk reads them all.
@@ -450,8 +476,8 @@ export async function searchStudentsWithTotal(
 /**
  * How many students match. No filter, a course alone or with any state, and a state alone read what the
  * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index;
- * inactivity alone is a range of the students' latest activity when few, else the students less the active
- * (migration 035); other filters count the matches, from the few people, enrollments or inactive students
+ * inactivity alone is the students less the active, from the counts per day of latest activity (migration
+ * 040), or the few inactive a page starts from; other filters count the matches, from the few people, enrollments or inactive students
  * when they are few.
  */
 export async function countMatchingStudents(
@@ -463,19 +489,10 @@ export async function countMatchingStudents(
   const { courseId, state, inactiveDays, ...others } = filter;
   const alone = Object.values(others).every((v) => v === undefined);
   if (alone && inactiveDays !== undefined && courseId === undefined && state === undefined) {
-    // The inactive counted up to the bound; beyond it, the students less the active.
-    const count = async (rows: ReturnType<typeof studentsByActivity>) =>
-      Number(
-        (
-          await scope.db
-            .selectFrom(rows.as('m'))
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
-    const inactive = await count(studentsByActivity(scope, now, inactiveDays, 'inactive').limit(FEW_MATCHES + 1));
-    if (inactive <= FEW_MATCHES) return inactive;
-    const [students, active] = await Promise.all([countStudents(scope), count(studentsByActivity(scope, now, inactiveDays, 'active'))]);
+    // A page that starts from the few inactive read them (on PostgreSQL): they are the count, one per student.
+    const started = from === undefined ? undefined : await from;
+    if (started?.start === 'inactive' && started.few !== undefined) return started.few.length;
+    const [students, active] = await Promise.all([countStudents(scope), countActiveStudents(scope, activeFrom(now, inactiveDays))]);
     return students - active;
   }
   if (alone && inactiveDays === undefined) {

@@ -39,6 +39,7 @@ import * as m036 from './migrations/036-course-expiry.js';
 import * as m037 from './migrations/037-student-counts-serialized.js';
 import * as m038 from './migrations/038-enrollments-by-course-state.js';
 import * as m039 from './migrations/039-daily-rollups-clustered.js';
+import * as m040 from './migrations/040-student-activity-days.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   '037-student-counts-serialized': m037,
   '038-enrollments-by-course-state': m038,
   '039-daily-rollups-clustered': m039,
+  '040-student-activity-days': m040,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

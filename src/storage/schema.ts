@@ -231,6 +231,15 @@ export interface StudentActivityTable {
   last_activity_at: number;
 }
 
+/** Per site and UTC day of their latest activity (-1: never), how many students (migration 040). */
+export interface StudentActivityDaysTable {
+  site_id: string;
+  day: number;
+  /** PostgreSQL: the writing connection's slot; a slot's row may be negative, only the sum over slots counts. SQLite: 0. */
+  slot: number;
+  n: number;
+}
+
 /** Per site, how many students have completed, revoked and open-for-good enrollments (migration 034). */
 export interface StudentStateCountsTable {
   site_id: string;
@@ -412,6 +421,7 @@ export interface Database extends SchoolTables {
   people_search: PeopleSearchTable;
   student_figures: StudentFiguresTable;
   student_activity: StudentActivityTable;
+  student_activity_days: StudentActivityDaysTable;
   student_state_counts: StudentStateCountsTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;
