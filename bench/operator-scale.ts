@@ -252,6 +252,9 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       // Inactive for a year: few students; a common course with a time-bound state.
       '/api/admin/v1/students?inactiveDays=365&limit=100',
       '/api/admin/v1/students?courseId=crs_bench_1&state=active&limit=100',
+      // Inactivity with a course, and with a state: those enrolled less the active among them.
+      '/api/admin/v1/students?courseId=crs_bench_1&inactiveDays=30&limit=100',
+      '/api/admin/v1/students?state=completed&inactiveDays=30&limit=100',
       // A common course and a state none of its enrollments is in.
       '/api/admin/v1/students?courseId=crs_bench_1&state=revoked&limit=100',
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,
