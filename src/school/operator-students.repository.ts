@@ -380,29 +380,38 @@ function studentsByActivity(scope: SiteScope, now: number, days: number, side: '
 }
 
 /**
- * How many of the site's students had learning activity at or after `from`: the days after its UTC day from
- * the counts the triggers keep per day of latest activity (migration 040), and its own day's stretch from
- * the index of the latest activity (migration 035). Counting the index entries alone read one per active
- * student.
+ * How many of the site's students (enrolled in `courseId`, when given) had learning activity at or after
+ * `from`: the days after its UTC day from the counts the triggers keep per day of latest activity
+ * (migration 040, per course 041), and its own day's stretch from the index of the latest activity
+ * (migration 035). Counting the index entries alone read one per active student.
  */
-async function countActiveStudents(scope: SiteScope, from: number): Promise<number> {
+async function countActiveStudents(scope: SiteScope, from: number, courseId?: string): Promise<number> {
   const firstDay = Math.floor(from / DAY_MS);
-  const [days, dayOf] = await Promise.all([
-    scope.db
-      .selectFrom('student_activity_days')
-      .where('site_id', '=', scope.siteId)
-      .where('day', '>', firstDay)
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
-      .executeTakeFirstOrThrow(),
+  const [later, dayOf] = await Promise.all([
+    courseId === undefined
+      ? scope.db
+          .selectFrom('student_activity_days')
+          .where('site_id', '=', scope.siteId)
+          .where('day', '>', firstDay)
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+          .executeTakeFirstOrThrow()
+      : scope.db
+          .selectFrom('course_activity_days')
+          .where('site_id', '=', scope.siteId)
+          .where('course_id', '=', courseId)
+          .where('day', '>', firstDay)
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+          .executeTakeFirstOrThrow(),
     scope.db
       .selectFrom('student_activity as a')
       .where('a.site_id', '=', scope.siteId)
       .where('a.last_activity_at', '>=', from)
       .where('a.last_activity_at', '<', (firstDay + 1) * DAY_MS)
+      .$if(courseId !== undefined, (qb) => qb.where(holdsEnrollmentAsked(scope, { courseId }, 0, 'a.person_id')))
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .executeTakeFirstOrThrow(),
   ]);
-  return Number(days.n) + Number(dayOf.n);
+  return Number(later.n) + Number(dayOf.n);
 }
 
 /**
@@ -508,15 +517,19 @@ export async function countMatchingStudents(
     // Many inactive among many enrolled: those enrolled (counted as above) less the active among them, each
     // active student's enrollments asked by key, instead of asking every student both. Every row of the
     // latest activity is a student's, so no role is looked up.
+    // A course alone: its active students from the counts per course and day (migration 041).
     const [enrolled, active] = await Promise.all([
       countMatchingStudents(scope, { courseId, state }, now),
-      studentsByActivity(scope, now, inactiveDays, 'active')
-        .where(holdsEnrollmentAsked(scope, { courseId, state }, now, 'a.person_id'))
-        .clearSelect()
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow(),
+      courseId !== undefined && state === undefined
+        ? countActiveStudents(scope, activeFrom(now, inactiveDays), courseId)
+        : studentsByActivity(scope, now, inactiveDays, 'active')
+            .where(holdsEnrollmentAsked(scope, { courseId, state }, now, 'a.person_id'))
+            .clearSelect()
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+            .then((row) => Number(row.n)),
     ]);
-    return enrolled - Number(active.n);
+    return enrolled - active;
   }
   const row = await matching(scope, filter, now, start, few)
     .select((eb) => (repeatsStudents(start, filter) ? eb.fn.count('r.person_id').distinct() : eb.fn.countAll()).as('n'))

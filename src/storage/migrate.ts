@@ -40,6 +40,7 @@ import * as m037 from './migrations/037-student-counts-serialized.js';
 import * as m038 from './migrations/038-enrollments-by-course-state.js';
 import * as m039 from './migrations/039-daily-rollups-clustered.js';
 import * as m040 from './migrations/040-student-activity-days.js';
+import * as m041 from './migrations/041-course-activity-days.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -83,6 +84,7 @@ const migrations: Record<string, Migration> = {
   '038-enrollments-by-course-state': m038,
   '039-daily-rollups-clustered': m039,
   '040-student-activity-days': m040,
+  '041-course-activity-days': m041,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -231,6 +231,16 @@ export interface StudentActivityTable {
   last_activity_at: number;
 }
 
+/** Per site, course and UTC day of the student's latest activity (-1: never), how many students enrolled in the course (migration 041). */
+export interface CourseActivityDaysTable {
+  site_id: string;
+  course_id: string;
+  day: number;
+  /** PostgreSQL: the writing connection's slot; a slot's row may be negative, only the sum over slots counts. SQLite: 0. */
+  slot: number;
+  n: number;
+}
+
 /** Per site and UTC day of their latest activity (-1: never), how many students (migration 040). */
 export interface StudentActivityDaysTable {
   site_id: string;
@@ -422,6 +432,7 @@ export interface Database extends SchoolTables {
   student_figures: StudentFiguresTable;
   student_activity: StudentActivityTable;
   student_activity_days: StudentActivityDaysTable;
+  course_activity_days: CourseActivityDaysTable;
   student_state_counts: StudentStateCountsTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;

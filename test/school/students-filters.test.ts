@@ -36,6 +36,7 @@ import {
   type SchoolStore,
   TEST_NOW,
 } from '../helpers/school-fixtures.js';
+import { secondWaitsForFirst } from '../helpers/overlapping-transactions.js';
 import { plansOf } from '../helpers/sqlite-plans.js';
 
 const NOW = TEST_NOW;
@@ -580,56 +581,8 @@ for (const dialect of DIALECTS) {
           expect(await countMatchingStudents(scope(), { courseId: 'crs_empty' }, NOW)).toBeGreaterThanOrEqual(240);
         });
 
-        /**
-         * Two transactions at READ COMMITTED changing one person's rows at once, the second begun after the
-         * first wrote and before it committed: the second must wait for the first (migration 037), and so
-         * read its rows. Whether it waited is read from PostgreSQL (the first's backend among those blocking
-         * the second's), not timed: without the lock it finishes before the first commits. A wait on anyone
-         * else (autovacuum truncating the table takes a lock that every writer waits for) is not the first's.
-         */
-        async function overlapping(
-          first: (trx: Kysely<Database>) => Promise<unknown>,
-          second: (trx: Kysely<Database>) => Promise<unknown>,
-        ) {
-          let release = () => {};
-          const released = new Promise<void>((resolve) => {
-            release = resolve;
-          });
-          let wrote = () => {};
-          const firstWrote = new Promise<void>((resolve) => {
-            wrote = resolve;
-          });
-          let firstPid = 0;
-          const a = s.db.transaction().execute(async (trx) => {
-            firstPid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]?.pid ?? 0;
-            await first(trx);
-            wrote();
-            await released;
-          });
-          await firstWrote;
-          let pid = 0;
-          let finished = false;
-          // Settled either way: a second writer that fails must end the wait below, not spin it.
-          const b = s.db
-            .transaction()
-            .execute(async (trx) => {
-              pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]?.pid ?? 0;
-              await second(trx);
-            })
-            .finally(() => {
-              finished = true;
-            });
-          let waited = false;
-          while (!finished && !waited) {
-            await new Promise((resolve) => setTimeout(resolve, 5));
-            if (pid === 0) continue;
-            const blocking = await sql<{ by_first: boolean }>`select ${firstPid} = any(pg_blocking_pids(${pid})) as by_first`.execute(s.db);
-            waited = blocking.rows[0]?.by_first === true;
-          }
-          release();
-          await Promise.all([a, b]);
-          return waited;
-        }
+        const overlapping = (first: (trx: Kysely<Database>) => Promise<unknown>, second: (trx: Kysely<Database>) => Promise<unknown>) =>
+          secondWaitsForFirst(s.db, first, second);
 
         const newPerson = async (n: number) =>
           insertPerson(s.db, { id: `per_overlap_${n}`, email: `overlap${n}@a.test`, name: `Overlap ${n}` });
@@ -661,13 +614,16 @@ for (const dialect of DIALECTS) {
           expect(figures).toEqual([{ completed: 1, revoked: 1 }]);
         });
 
-        it('a learner’s activity, the frequent write, does not wait for the person', async () => {
+        it('a learner’s activity, the frequent write, does not wait for the person’s lock, only for an enrollment of the same student at once (migration 041)', async () => {
           const p4 = await newPerson(4);
           await grantRole(s.db, 'site_a', p4, 'student');
           await enroll(p4, 'crs_empty')(s.db);
           const touch = (at: number) => (trx: Kysely<Database>) =>
             trx.updateTable('enrollments').set({ last_activity_at: at }).where('id', '=', `enr_${p4}_crs_empty`).execute();
-          expect(await overlapping(enroll(p4, 'crs_big'), touch(NOW))).toBe(false);
+          // A role granted takes the person's lock (037) and leaves the student's latest activity alone.
+          expect(await overlapping((trx) => grantRole(trx, 'site_a', p4, 'lecturer'), touch(NOW))).toBe(false);
+          // An enrollment reads the student's day of activity under a share lock, which the activity's raise waits for.
+          expect(await overlapping(enroll(p4, 'crs_big'), touch(NOW + DAY))).toBe(true);
           await check();
         });
       }

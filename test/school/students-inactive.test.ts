@@ -15,6 +15,7 @@ import {
 } from '../../src/school/operator-students.repository.js';
 import * as m035 from '../../src/storage/migrations/035-student-activity.js';
 import * as m040 from '../../src/storage/migrations/040-student-activity-days.js';
+import * as m041 from '../../src/storage/migrations/041-course-activity-days.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { pagedIds } from '../helpers/paging.js';
@@ -33,6 +34,7 @@ import {
   type SchoolStore,
   TEST_NOW,
 } from '../helpers/school-fixtures.js';
+import { secondWaitsForFirst } from '../helpers/overlapping-transactions.js';
 import { plansOf } from '../helpers/sqlite-plans.js';
 
 const NOW = TEST_NOW;
@@ -121,6 +123,34 @@ async function daysKept(db: Kysely<Database>): Promise<string[]> {
   const counts = new Map<string, number>();
   for (const r of await db.selectFrom('student_activity_days').selectAll().execute()) {
     const key = `${r.site_id} ${Number(r.day)}`;
+    counts.set(key, (counts.get(key) ?? 0) + Number(r.n));
+  }
+  return [...counts]
+    .filter(([, n]) => n !== 0)
+    .map(([key, n]) => `${key} ${n}`)
+    .sort();
+}
+
+/** Per site, course and day of the student's latest activity, how many students are enrolled, from the rows: what course_activity_days must hold. */
+async function courseDaysFromLatest(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db
+    .selectFrom('enrollments as e')
+    .innerJoin('student_activity as s', (join) => join.onRef('s.site_id', '=', 'e.site_id').onRef('s.person_id', '=', 'e.person_id'))
+    .select(['e.site_id', 'e.course_id', 's.last_activity_at'])
+    .execute();
+  const counts = new Map<string, number>();
+  for (const r of rows) {
+    const key = `${r.site_id} ${r.course_id} ${dayOf(Number(r.last_activity_at))}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([key, n]) => `${key} ${n}`).sort();
+}
+
+/** The kept counts per site, course and day, summed over slots, those that sum to none left out. */
+async function courseDaysKept(db: Kysely<Database>): Promise<string[]> {
+  const counts = new Map<string, number>();
+  for (const r of await db.selectFrom('course_activity_days').selectAll().execute()) {
+    const key = `${r.site_id} ${r.course_id} ${Number(r.day)}`;
     counts.set(key, (counts.get(key) ?? 0) + Number(r.n));
   }
   return [...counts]
@@ -277,12 +307,15 @@ for (const dialect of DIALECTS) {
     const check = async () => {
       expect(await kept(s.db)).toEqual(await latestFromRows(s.db));
       expect(await daysKept(s.db)).toEqual(await daysFromLatest(s.db));
+      expect(await courseDaysKept(s.db)).toEqual(await courseDaysFromLatest(s.db));
       const rows = await rowsOf(s.db);
-      for (const inactiveDays of SPANS)
-        expect({ inactiveDays, n: await countMatchingStudents(scope(), { inactiveDays }, NOW) }).toEqual({
-          inactiveDays,
-          n: rule(rows, { inactiveDays }).length,
-        });
+      for (const courseId of [undefined, 'crs_a', 'crs_b'])
+        for (const inactiveDays of SPANS)
+          expect({ courseId, inactiveDays, n: await countMatchingStudents(scope(), { courseId, inactiveDays }, NOW) }).toEqual({
+            courseId,
+            inactiveDays,
+            n: rule(rows, { courseId, inactiveDays }).length,
+          });
     };
 
     it('the world is not trivial: each span leaves some students inactive and some active', async () => {
@@ -361,6 +394,25 @@ for (const dialect of DIALECTS) {
         expect(page).not.toContain('site_roles_site_role_created');
       });
 
+      it('inactiveDays with a course of many: the total is its students less its active, the days after the threshold’s from the counts per course', async () => {
+        expect((await expected(s.db, { courseId: 'crs_a', inactiveDays: 30 })).length).toBeGreaterThan(FEW_MATCHES);
+        const count = (db: Kysely<Database>) =>
+          countMatchingStudents({ db, siteId: 'site_a' }, { courseId: 'crs_a', inactiveDays: 30 }, NOW);
+        expect(await plansOf(s.db, '"course_activity_days"', count)).toEqual([
+          'SEARCH course_activity_days USING PRIMARY KEY (site_id=? AND course_id=? AND day>?)',
+        ]);
+        // The threshold's own day: a range of the latest activity, each student's enrollment in the course by key.
+        const dayOf = (await plansOf(s.db, '"student_activity" as "a"', count)).filter((plan) =>
+          plan.includes('(site_id=? AND last_activity_at>? AND last_activity_at<?)'),
+        );
+        expect(dayOf).toHaveLength(1);
+        expect(dayOf[0]).toMatch(/^SEARCH a USING COVERING INDEX student_activity_latest /);
+        expect(dayOf[0]).toContain(
+          'SEARCH e EXISTS USING COVERING INDEX sqlite_autoindex_enrollments_2 (site_id=? AND person_id=? AND course_id=?)',
+        );
+        expect(dayOf[0]).not.toMatch(/SCAN/);
+      });
+
       for (const inactiveDays of [1, 365])
         it(`inactiveDays=${inactiveDays} alone: the total is the students less the active, the days after the threshold's from their counts and its own day from the index`, async () => {
           const count = (db: Kysely<Database>) => countMatchingStudents({ db, siteId: 'site_a' }, { inactiveDays }, NOW);
@@ -376,14 +428,18 @@ for (const dialect of DIALECTS) {
     describe('the kept latest activity follows every change', () => {
       it('as seeded, and after the migrations are run again over existing rows', async () => {
         await check();
+        await m041.down(s.db);
         await m040.down(s.db);
         await m035.down(s.db);
         await m035.up(s.db);
         await m040.up(s.db);
+        await m041.up(s.db);
         await check();
-        await m040.down(s.db);
-        await m040.up(s.db);
-        await check();
+        for (const m of [m040, m041]) {
+          await m.down(s.db);
+          await m.up(s.db);
+          await check();
+        }
       });
 
       it('activity raised, lowered, cleared and set again, one enrollment and many in a statement', async () => {
@@ -515,6 +571,29 @@ for (const dialect of DIALECTS) {
           await check();
         });
       }
+
+      if (dialect === 'postgres')
+        it('a student enrolled while their latest activity moves to a new day, either first: the second waits, and the course counts take both', async () => {
+          const dayMoves = (i: number) => (trx: Kysely<Database>) =>
+            trx.updateTable('enrollments').set({ last_activity_at: NOW }).where('id', '=', `enr_a_${i}`).execute();
+          const enrolls = (i: number) => (trx: Kysely<Database>) =>
+            trx
+              .insertInto('enrollments')
+              .values(enrollmentRow({ id: `enr_c_${i}`, site_id: 'site_a', person_id: id(i), course_id: 'crs_c' }))
+              .execute();
+          // Students 1201 and 1202: a crs_a enrollment last active 7 and 14 days ago, none in crs_c.
+          expect(await secondWaitsForFirst(s.db, dayMoves(1201), enrolls(1201))).toBe(true);
+          await check();
+          expect(await secondWaitsForFirst(s.db, enrolls(1202), dayMoves(1202))).toBe(true);
+          await check();
+          const kept = await s.db
+            .selectFrom('course_activity_days')
+            .where('course_id', '=', 'crs_c')
+            .where('day', '=', Math.floor(NOW / DAY))
+            .select((eb) => eb.fn.sum<string>('n').as('n'))
+            .executeTakeFirst();
+          expect(Number(kept?.n)).toBeGreaterThanOrEqual(2);
+        });
 
       it('a deleted person and a deleted site take their rows', async () => {
         await s.db
