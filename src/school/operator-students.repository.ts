@@ -486,8 +486,9 @@ export async function searchStudentsWithTotal(
  * How many students match. No filter, a course alone or with any state, and a state alone read what the
  * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index;
  * inactivity alone is the students less the active, from the counts per day of latest activity (migration
- * 040), or the few inactive a page starts from; other filters count the matches, from the few people, enrollments or inactive students
- * when they are few.
+ * 040), or the few inactive a page starts from; a course with inactivity, its students less its active,
+ * from the counts per course (041); other filters count the matches, from the few people, enrollments or
+ * inactive students when they are few.
  */
 export async function countMatchingStudents(
   scope: SiteScope,
@@ -514,10 +515,10 @@ export async function countMatchingStudents(
   }
   const { start, few } = await (from ?? startingPoint(scope, filter, now));
   if (start === 'students' && inactiveDays !== undefined && alone && (courseId !== undefined || state !== undefined)) {
-    // Many inactive among many enrolled: those enrolled (counted as above) less the active among them, each
-    // active student's enrollments asked by key, instead of asking every student both. Every row of the
-    // latest activity is a student's, so no role is looked up.
-    // A course alone: its active students from the counts per course and day (migration 041).
+    // Many inactive among many enrolled: those enrolled (counted as above) less the active among them. For a
+    // course alone those are kept per day (041); with a state, each active student's enrollments are asked
+    // by key, instead of asking every student both. Every row of the latest activity is a student's, so no
+    // role is looked up.
     const [enrolled, active] = await Promise.all([
       countMatchingStudents(scope, { courseId, state }, now),
       courseId !== undefined && state === undefined
