@@ -379,35 +379,49 @@ function studentsByActivity(scope: SiteScope, now: number, days: number, side: '
     .where('a.last_activity_at', side === 'active' ? '>=' : '<', activeFrom(now, days));
 }
 
+/** What the active students are counted among: all, a course's, or those holding an enrollment in a state kept per day. */
+type ActiveAmong =
+  | { courseId?: undefined; state?: undefined }
+  | { courseId: string; state?: undefined }
+  | { courseId?: undefined; state: 'completed' | 'revoked' };
+
 /**
- * How many of the site's students (enrolled in `courseId`, when given) had learning activity at or after
- * `from`: the days after its UTC day from the counts the triggers keep per day of latest activity
- * (migration 040, per course 041), and its own day's stretch from the index of the latest activity
- * (migration 035). Counting the index entries alone read one per active student.
+ * How many of the site's students (those `among` names) had learning activity at or after `from`: the days
+ * after its UTC day from the counts the triggers keep per day of latest activity (migration 040, per course
+ * 041, per state 042), and its own day's stretch from the index of the latest activity (migration 035).
+ * Counting the index entries alone read one per active student.
  */
-async function countActiveStudents(scope: SiteScope, from: number, courseId?: string): Promise<number> {
+async function countActiveStudents(scope: SiteScope, from: number, among: ActiveAmong = {}): Promise<number> {
   const firstDay = Math.floor(from / DAY_MS);
+  const { courseId, state } = among;
   const [later, dayOf] = await Promise.all([
-    courseId === undefined
+    state !== undefined
       ? scope.db
-          .selectFrom('student_activity_days')
+          .selectFrom('student_state_days')
           .where('site_id', '=', scope.siteId)
           .where('day', '>', firstDay)
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(state), eb.lit(0)).as('n'))
           .executeTakeFirstOrThrow()
-      : scope.db
-          .selectFrom('course_activity_days')
-          .where('site_id', '=', scope.siteId)
-          .where('course_id', '=', courseId)
-          .where('day', '>', firstDay)
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
-          .executeTakeFirstOrThrow(),
+      : courseId !== undefined
+        ? scope.db
+            .selectFrom('course_activity_days')
+            .where('site_id', '=', scope.siteId)
+            .where('course_id', '=', courseId)
+            .where('day', '>', firstDay)
+            .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+            .executeTakeFirstOrThrow()
+        : scope.db
+            .selectFrom('student_activity_days')
+            .where('site_id', '=', scope.siteId)
+            .where('day', '>', firstDay)
+            .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+            .executeTakeFirstOrThrow(),
     scope.db
       .selectFrom('student_activity as a')
       .where('a.site_id', '=', scope.siteId)
       .where('a.last_activity_at', '>=', from)
       .where('a.last_activity_at', '<', (firstDay + 1) * DAY_MS)
-      .$if(courseId !== undefined, (qb) => qb.where(holdsEnrollmentAsked(scope, { courseId }, 0, 'a.person_id')))
+      .$if(courseId !== undefined || state !== undefined, (qb) => qb.where(holdsEnrollmentAsked(scope, among, 0, 'a.person_id')))
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .executeTakeFirstOrThrow(),
   ]);
@@ -487,7 +501,7 @@ export async function searchStudentsWithTotal(
  * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index;
  * inactivity alone is the students less the active, from the counts per day of latest activity (migration
  * 040), or the few inactive a page starts from; a course with inactivity, its students less its active,
- * from the counts per course (041); other filters count the matches, from the few people, enrollments or
+ * from the counts per course (041), and so a completed or revoked state (042); other filters count the matches, from the few people, enrollments or
  * inactive students when they are few.
  */
 export async function countMatchingStudents(
@@ -516,13 +530,19 @@ export async function countMatchingStudents(
   const { start, few } = await (from ?? startingPoint(scope, filter, now));
   if (start === 'students' && inactiveDays !== undefined && alone && (courseId !== undefined || state !== undefined)) {
     // Many inactive among many enrolled: those enrolled (counted as above) less the active among them. For a
-    // course alone those are kept per day (041); with a state, each active student's enrollments are asked
-    // by key, instead of asking every student both. Every row of the latest activity is a student's, so no
-    // role is looked up.
+    // course alone, and for a state that does not depend on the time alone, those are kept per day (041,
+    // 042); otherwise each active student's enrollments are asked by key, instead of asking every student
+    // both. Every row of the latest activity is a student's, so no role is looked up.
+    const among: ActiveAmong | undefined =
+      state === undefined && courseId !== undefined
+        ? { courseId }
+        : courseId === undefined && (state === 'completed' || state === 'revoked')
+          ? { state }
+          : undefined;
     const [enrolled, active] = await Promise.all([
       countMatchingStudents(scope, { courseId, state }, now),
-      courseId !== undefined && state === undefined
-        ? countActiveStudents(scope, activeFrom(now, inactiveDays), courseId)
+      among !== undefined
+        ? countActiveStudents(scope, activeFrom(now, inactiveDays), among)
         : studentsByActivity(scope, now, inactiveDays, 'active')
             .where(holdsEnrollmentAsked(scope, { courseId, state }, now, 'a.person_id'))
             .clearSelect()

@@ -41,6 +41,7 @@ import * as m038 from './migrations/038-enrollments-by-course-state.js';
 import * as m039 from './migrations/039-daily-rollups-clustered.js';
 import * as m040 from './migrations/040-student-activity-days.js';
 import * as m041 from './migrations/041-course-activity-days.js';
+import * as m042 from './migrations/042-student-state-days.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   '039-daily-rollups-clustered': m039,
   '040-student-activity-days': m040,
   '041-course-activity-days': m041,
+  '042-student-state-days': m042,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

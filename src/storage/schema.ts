@@ -250,6 +250,16 @@ export interface StudentActivityDaysTable {
   n: number;
 }
 
+/** Per site and UTC day of their latest activity (-1: never), how many students hold a completed and a revoked enrollment (migration 042). */
+export interface StudentStateDaysTable {
+  site_id: string;
+  day: number;
+  /** PostgreSQL: the writing connection's slot; a slot's row may be negative, only the sum over slots counts. SQLite: 0. */
+  slot: number;
+  completed: number;
+  revoked: number;
+}
+
 /** Per site, how many students have completed, revoked and open-for-good enrollments (migration 034). */
 export interface StudentStateCountsTable {
   site_id: string;
@@ -433,6 +443,7 @@ export interface Database extends SchoolTables {
   student_activity: StudentActivityTable;
   student_activity_days: StudentActivityDaysTable;
   course_activity_days: CourseActivityDaysTable;
+  student_state_days: StudentStateDaysTable;
   student_state_counts: StudentStateCountsTable;
   audit_event_app_counts: AuditEventAppCountsTable;
   order_sums: OrderSumsTable;

@@ -16,6 +16,7 @@ import {
 import * as m035 from '../../src/storage/migrations/035-student-activity.js';
 import * as m040 from '../../src/storage/migrations/040-student-activity-days.js';
 import * as m041 from '../../src/storage/migrations/041-course-activity-days.js';
+import * as m042 from '../../src/storage/migrations/042-student-state-days.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { pagedIds } from '../helpers/paging.js';
@@ -69,6 +70,7 @@ async function seed(db: Kysely<Database>): Promise<void> {
     all.filter((i) => i % 3 === 0),
     (i) => ({
       last_activity_at: i % 5 === 0 ? NOW - (i % 20) * DAY : null,
+      revoked_at: i % 9 === 0 ? NOW - 2 * DAY : null,
     }),
   );
   await insertPerson(db, { id: 'per_lecturer', email: 'lecturer@a.test', name: 'Lecturer' });
@@ -159,6 +161,44 @@ async function courseDaysKept(db: Kysely<Database>): Promise<string[]> {
     .sort();
 }
 
+/**
+ * Per site and day of the student's latest activity, how many students hold a completed and a revoked
+ * enrollment, from the rows: what student_state_days must hold.
+ */
+async function stateDaysFromLatest(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db
+    .selectFrom('enrollments as e')
+    .innerJoin('student_activity as s', (join) => join.onRef('s.site_id', '=', 'e.site_id').onRef('s.person_id', '=', 'e.person_id'))
+    .select(['e.site_id', 'e.person_id', 'e.completed_at', 'e.revoked_at', 's.last_activity_at'])
+    .execute();
+  const counts = new Map<string, { completed: Set<string>; revoked: Set<string> }>();
+  for (const r of rows) {
+    const key = `${r.site_id} ${dayOf(Number(r.last_activity_at))}`;
+    const day = counts.get(key) ?? { completed: new Set(), revoked: new Set() };
+    counts.set(key, day);
+    if (r.completed_at !== null) day.completed.add(r.person_id);
+    if (r.revoked_at !== null) day.revoked.add(r.person_id);
+  }
+  return [...counts]
+    .filter(([, day]) => day.completed.size + day.revoked.size > 0)
+    .map(([key, day]) => `${key} ${day.completed.size} ${day.revoked.size}`)
+    .sort();
+}
+
+/** The kept counts per site and day, summed over slots, days that sum to none left out. */
+async function stateDaysKept(db: Kysely<Database>): Promise<string[]> {
+  const counts = new Map<string, [number, number]>();
+  for (const r of await db.selectFrom('student_state_days').selectAll().execute()) {
+    const key = `${r.site_id} ${Number(r.day)}`;
+    const [completed, revoked] = counts.get(key) ?? [0, 0];
+    counts.set(key, [completed + Number(r.completed), revoked + Number(r.revoked)]);
+  }
+  return [...counts]
+    .filter(([, [completed, revoked]]) => completed !== 0 || revoked !== 0)
+    .map(([key, [completed, revoked]]) => `${key} ${completed} ${revoked}`)
+    .sort();
+}
+
 /** site_a's students and enrollments, read once for the rule. */
 async function rowsOf(db: Kysely<Database>) {
   const students = await db
@@ -170,7 +210,7 @@ async function rowsOf(db: Kysely<Database>) {
     .execute();
   const enrollments = await db
     .selectFrom('enrollments')
-    .select(['person_id', 'course_id', 'completed_at', 'last_activity_at'])
+    .select(['person_id', 'course_id', 'completed_at', 'revoked_at', 'lifetime_access', 'access_expires_at', 'last_activity_at'])
     .where('site_id', '=', 'site_a')
     .execute();
   return { students, enrollments };
@@ -182,13 +222,16 @@ function rule({ students, enrollments }: Awaited<ReturnType<typeof rowsOf>>, fil
   const active = new Set(
     enrollments.filter((e) => e.last_activity_at !== null && Number(e.last_activity_at) >= since).map((e) => e.person_id),
   );
+  const inState = (e: (typeof enrollments)[number]): boolean => {
+    const timedEnd = e.lifetime_access === 1 || e.access_expires_at === null ? null : Number(e.access_expires_at);
+    if (filter.state === 'completed') return e.completed_at !== null;
+    if (filter.state === 'revoked') return e.revoked_at !== null;
+    if (filter.state === 'active') return e.revoked_at === null && (timedEnd === null || timedEnd > NOW);
+    if (filter.state === 'expired') return e.revoked_at === null && timedEnd !== null && timedEnd <= NOW;
+    return true;
+  };
   const enrolled = new Set(
-    enrollments
-      .filter(
-        (e) =>
-          (filter.courseId === undefined || e.course_id === filter.courseId) && (filter.state !== 'completed' || e.completed_at !== null),
-      )
-      .map((e) => e.person_id),
+    enrollments.filter((e) => (filter.courseId === undefined || e.course_id === filter.courseId) && inState(e)).map((e) => e.person_id),
   );
   return students
     .filter((s) => filter.inactiveDays === undefined || !active.has(s.person_id))
@@ -308,13 +351,15 @@ for (const dialect of DIALECTS) {
       expect(await kept(s.db)).toEqual(await latestFromRows(s.db));
       expect(await daysKept(s.db)).toEqual(await daysFromLatest(s.db));
       expect(await courseDaysKept(s.db)).toEqual(await courseDaysFromLatest(s.db));
+      expect(await stateDaysKept(s.db)).toEqual(await stateDaysFromLatest(s.db));
       const rows = await rowsOf(s.db);
-      for (const courseId of [undefined, 'crs_a', 'crs_b'])
+      const filters: StudentFilter[] = [{}, { courseId: 'crs_a' }, { courseId: 'crs_b' }, { state: 'completed' }, { state: 'revoked' }];
+      for (const filter of filters)
         for (const inactiveDays of SPANS)
-          expect({ courseId, inactiveDays, n: await countMatchingStudents(scope(), { courseId, inactiveDays }, NOW) }).toEqual({
-            courseId,
+          expect({ ...filter, inactiveDays, n: await countMatchingStudents(scope(), { ...filter, inactiveDays }, NOW) }).toEqual({
+            ...filter,
             inactiveDays,
-            n: rule(rows, { courseId, inactiveDays }).length,
+            n: rule(rows, { ...filter, inactiveDays }).length,
           });
     };
 
@@ -351,6 +396,9 @@ for (const dialect of DIALECTS) {
     const COMBINED: StudentFilter[] = [
       { inactiveDays: 30, courseId: 'crs_b' },
       { inactiveDays: 30, state: 'completed' },
+      { inactiveDays: 30, state: 'revoked' },
+      { inactiveDays: 1, state: 'completed' },
+      { inactiveDays: 1, state: 'revoked' },
       { inactiveDays: 30, courseId: 'crs_a', state: 'completed' },
       { inactiveDays: 30, q: 'learner 12' },
       { inactiveDays: 365, q: 'Learner' },
@@ -367,6 +415,52 @@ for (const dialect of DIALECTS) {
         expect(await countMatchingStudents(scope(), filter, NOW)).toBe(want.length);
       });
     }
+
+    it('a completed or revoked state of many with inactivity: pages and totals, the days after the threshold’s from the counts per state', async () => {
+      // Every site_a enrollment completed and revoked, in a transaction rolled back after: each state then
+      // holds more than FEW_MATCHES enrollments, so the total is the state's students less its active ones.
+      const undone = new Error('rolled back');
+      const run = s.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('enrollments')
+          .set((eb) => ({ completed_at: eb.fn.coalesce('completed_at', eb.lit(NOW - DAY)), revoked_at: NOW }))
+          .where('site_id', '=', 'site_a')
+          .execute();
+        expect(await stateDaysKept(trx)).toEqual(await stateDaysFromLatest(trx));
+        const rows = await rowsOf(trx);
+        for (const state of ['completed', 'revoked'] as const) {
+          expect(rule(rows, { state }).length).toBeGreaterThan(FEW_MATCHES);
+          for (const inactiveDays of SPANS) {
+            const filter = { state, inactiveDays };
+            const want = rule(rows, filter);
+            const { page, total } = await searchStudentsWithTotal({ db: trx, siteId: 'site_a' }, filter, { first: 100 }, NOW);
+            expect({ filter, total, first: page.edges.map((edge) => edge.node.id) }).toEqual({
+              filter,
+              total: want.length,
+              first: want.slice(0, 100),
+            });
+          }
+          if (dialect === 'sqlite') {
+            const count = (db: Kysely<Database>) => countMatchingStudents({ db, siteId: 'site_a' }, { state, inactiveDays: 30 }, NOW);
+            expect(await plansOf(trx, '"student_state_days"', count)).toEqual([
+              'SEARCH student_state_days USING PRIMARY KEY (site_id=? AND day>?)',
+            ]);
+            // The threshold's own day alone is a range of the latest activity, each student's enrollments by key.
+            const walks = (await plansOf(trx, '"student_activity" as "a"', count)).filter((plan) =>
+              plan.includes('(site_id=? AND last_activity_at>? AND last_activity_at<?)'),
+            );
+            expect(walks).toHaveLength(1);
+            expect(walks[0]).toMatch(
+              /^SEARCH a USING COVERING INDEX student_activity_latest \(site_id=\? AND last_activity_at>\? AND last_activity_at<\?\)/,
+            );
+            expect(walks[0]).not.toMatch(/SCAN/);
+          }
+        }
+        throw undone;
+      });
+      await expect(run).rejects.toBe(undone);
+      expect(await countMatchingStudents(scope(), { state: 'revoked' }, NOW)).toBeLessThan(FEW_MATCHES);
+    });
 
     if (dialect === 'sqlite') {
       it('many inactive: a page walks the students in order and asks each one’s latest activity by key', async () => {
@@ -428,14 +522,16 @@ for (const dialect of DIALECTS) {
     describe('the kept latest activity follows every change', () => {
       it('as seeded, and after the migrations are run again over existing rows', async () => {
         await check();
+        await m042.down(s.db);
         await m041.down(s.db);
         await m040.down(s.db);
         await m035.down(s.db);
         await m035.up(s.db);
         await m040.up(s.db);
         await m041.up(s.db);
+        await m042.up(s.db);
         await check();
-        for (const m of [m040, m041]) {
+        for (const m of [m040, m041, m042]) {
           await m.down(s.db);
           await m.up(s.db);
           await check();
@@ -501,6 +597,39 @@ for (const dialect of DIALECTS) {
         await check();
         await s.db.deleteFrom('enrollments').where('id', '=', 'enr_new_1').execute();
         await s.db.deleteFrom('enrollments').where('course_id', '=', 'crs_a').where('person_id', '<', id(300)).execute();
+        await check();
+      });
+
+      it('enrollments completed, revoked and restored, one and many in a statement, with their activity and without', async () => {
+        // Each change must reach rows (the test before deleted crs_a's enrollments of the first 300 learners).
+        const changes = async (query: { executeTakeFirst(): Promise<{ numUpdatedRows: bigint }> }, rows: number) =>
+          expect(Number((await query.executeTakeFirst()).numUpdatedRows)).toBe(rows);
+        const enrollments = s.db.updateTable('enrollments');
+        // Completed: 310 and 311 (310 % 6 and 311 % 6 are not 0: none before), 313 with activity today.
+        await changes(enrollments.set({ completed_at: NOW }).where('id', 'in', ['enr_a_310', 'enr_a_311']), 2);
+        await changes(enrollments.set({ completed_at: NOW, last_activity_at: NOW }).where('id', '=', 'enr_a_313'), 1);
+        await check();
+        // Uncompleted: 312 and 318 held their only completed enrollment; 318's activity moves back 300 days.
+        await changes(enrollments.set({ completed_at: null }).where('id', '=', 'enr_a_312'), 1);
+        await changes(enrollments.set({ completed_at: null, last_activity_at: NOW - 300 * DAY }).where('id', '=', 'enr_a_318'), 1);
+        await check();
+        // Revoked, many in a statement (a student with two revoked enrollments counts once), then restored with activity.
+        const between = (from: number, to: number) =>
+          enrollments.where('site_id', '=', 'site_a').where('person_id', '>=', id(from)).where('person_id', '<', id(to));
+        await changes(between(300, 420).set({ revoked_at: NOW }), 157);
+        await check();
+        await changes(
+          between(300, 360)
+            .set({ revoked_at: null, last_activity_at: NOW - 2 * DAY })
+            .where('course_id', '=', 'crs_a'),
+          58,
+        );
+        await check();
+        // A change the flags do not hold (the access's end) moves no count.
+        await changes(
+          enrollments.set({ lifetime_access: 0, access_expires_at: NOW + 10 * DAY }).where('id', 'in', ['enr_a_361', 'enr_a_362']),
+          2,
+        );
         await check();
       });
 
@@ -595,10 +724,66 @@ for (const dialect of DIALECTS) {
           expect(Number(kept?.n)).toBeGreaterThanOrEqual(2);
         });
 
+      if (dialect === 'postgres')
+        it('a student’s enrollment completed while their latest activity moves to a new day, either first: the second waits, and the state counts take both; a change of an access’s end does not wait', async () => {
+          // Two rows of one student, so that only the counts' lock can make one wait: the day moves with crs_b,
+          // the completion is crs_a's.
+          const dayMoves = (i: number) => (trx: Kysely<Database>) =>
+            trx.updateTable('enrollments').set({ last_activity_at: NOW }).where('id', '=', `enr_b_${i}`).execute();
+          const completes = (i: number) => (trx: Kysely<Database>) =>
+            trx.updateTable('enrollments').set({ completed_at: NOW }).where('id', '=', `enr_a_${i}`).execute();
+          // Students 1203, 1209 and 1221: crs_a neither completed nor revoked, last active weeks ago; crs_b never active.
+          for (const i of [1203, 1209, 1221]) {
+            const rows = await s.db
+              .selectFrom('enrollments')
+              .select(['id', 'completed_at', 'revoked_at', 'last_activity_at'])
+              .where('id', 'in', [`enr_a_${i}`, `enr_b_${i}`])
+              .orderBy('id')
+              .execute();
+            expect(
+              rows.map((r) => [
+                r.id,
+                r.completed_at,
+                r.revoked_at,
+                r.last_activity_at === null ? null : Number(r.last_activity_at) < NOW - DAY,
+              ]),
+            ).toEqual([
+              [`enr_a_${i}`, null, null, true],
+              [`enr_b_${i}`, null, null, null],
+            ]);
+          }
+          expect(await secondWaitsForFirst(s.db, dayMoves(1203), completes(1203))).toBe(true);
+          await check();
+          expect(await secondWaitsForFirst(s.db, completes(1209), dayMoves(1209))).toBe(true);
+          await check();
+          // A change of the figures that moves no flag (the access's end) locks nothing: it does not wait.
+          const endsAccess = (i: number) => (trx: Kysely<Database>) =>
+            trx
+              .updateTable('enrollments')
+              .set({ lifetime_access: 0, access_expires_at: NOW + 30 * DAY })
+              .where('id', '=', `enr_a_${i}`)
+              .execute();
+          expect(await secondWaitsForFirst(s.db, dayMoves(1221), endsAccess(1221))).toBe(false);
+          await check();
+        });
+
       it('a deleted person and a deleted site take their rows', async () => {
+        // Both completed crs_a (one in six did) and hold a revoked enrollment: 702's crs_b as seeded, 390's
+        // revoked by the test of states above. Their counts must go with them.
+        const flagged = await s.db
+          .selectFrom('student_figures')
+          .select(['person_id', 'completed', 'revoked'])
+          .where('site_id', '=', 'site_a')
+          .where('person_id', 'in', [id(390), id(702)])
+          .orderBy('person_id')
+          .execute();
+        expect(flagged.map((f) => [f.person_id, f.completed > 0, f.revoked > 0])).toEqual([
+          [id(390), true, true],
+          [id(702), true, true],
+        ]);
         await s.db
           .deleteFrom('people')
-          .where('id', 'in', [id(301), id(700), 'per_lecturer'])
+          .where('id', 'in', [id(301), id(700), 'per_lecturer', id(390), id(702)])
           .execute();
         await check();
         expect(await s.db.selectFrom('student_activity').select('person_id').where('person_id', '=', id(700)).execute()).toEqual([]);
