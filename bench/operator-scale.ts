@@ -255,6 +255,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       // Inactivity with a course, and with a state: those enrolled less the active among them.
       '/api/admin/v1/students?courseId=crs_bench_1&inactiveDays=30&limit=100',
       '/api/admin/v1/students?state=completed&inactiveDays=30&limit=100',
+      '/api/admin/v1/students?state=active&inactiveDays=30&limit=100',
       // A common course and a state none of its enrollments is in.
       '/api/admin/v1/students?courseId=crs_bench_1&state=revoked&limit=100',
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,

@@ -383,24 +383,45 @@ function studentsByActivity(scope: SiteScope, now: number, days: number, side: '
 type ActiveAmong =
   | { courseId?: undefined; state?: undefined }
   | { courseId: string; state?: undefined }
-  | { courseId?: undefined; state: 'completed' | 'revoked' };
+  | { courseId?: undefined; state: 'completed' | 'revoked' | 'active' };
+
+/**
+ * Of the students whose access is timed only (none open for good), those whose timed access lasts beyond
+ * `now` and whose latest activity is at or after `from`: a range of migration 034's partial index, each
+ * student's latest activity by key. The active state's part that cannot be kept per day.
+ */
+async function countTimedActiveSince(scope: SiteScope, from: number, now: number): Promise<number> {
+  // The literal is the partial index's condition, written as it is so SQLite matches it.
+  const row = await scope.db
+    .selectFrom('student_figures as f')
+    .innerJoin('student_activity as a', (join) => join.onRef('a.site_id', '=', 'f.site_id').onRef('a.person_id', '=', 'f.person_id'))
+    .where('f.site_id', '=', scope.siteId)
+    .where(sql<boolean>`f.open_for_good = 0`)
+    .where('f.timed_last_end', '>', now)
+    .where('a.last_activity_at', '>=', from)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
 
 /**
  * How many of the site's students (those `among` names) had learning activity at or after `from`: the days
  * after its UTC day from the counts the triggers keep per day of latest activity (migration 040, per course
  * 041, per state 042), and its own day's stretch from the index of the latest activity (migration 035).
- * Counting the index entries alone read one per active student.
+ * Counting the index entries alone read one per active student. For the active state, the days count the
+ * students with access open for good; those with timed access only are counted apart, as their access ends
+ * with the time.
  */
-async function countActiveStudents(scope: SiteScope, from: number, among: ActiveAmong = {}): Promise<number> {
+async function countActiveStudents(scope: SiteScope, from: number, now: number, among: ActiveAmong = {}): Promise<number> {
   const firstDay = Math.floor(from / DAY_MS);
   const { courseId, state } = among;
-  const [later, dayOf] = await Promise.all([
+  const [later, dayOf, timed] = await Promise.all([
     state !== undefined
       ? scope.db
           .selectFrom('student_state_days')
           .where('site_id', '=', scope.siteId)
           .where('day', '>', firstDay)
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(state), eb.lit(0)).as('n'))
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(state === 'active' ? 'open_for_good' : state), eb.lit(0)).as('n'))
           .executeTakeFirstOrThrow()
       : courseId !== undefined
         ? scope.db
@@ -421,11 +442,12 @@ async function countActiveStudents(scope: SiteScope, from: number, among: Active
       .where('a.site_id', '=', scope.siteId)
       .where('a.last_activity_at', '>=', from)
       .where('a.last_activity_at', '<', (firstDay + 1) * DAY_MS)
-      .$if(courseId !== undefined || state !== undefined, (qb) => qb.where(holdsEnrollmentAsked(scope, among, 0, 'a.person_id')))
+      .$if(courseId !== undefined || state !== undefined, (qb) => qb.where(holdsEnrollmentAsked(scope, among, now, 'a.person_id')))
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .executeTakeFirstOrThrow(),
+    state === 'active' ? countTimedActiveSince(scope, (firstDay + 1) * DAY_MS, now) : 0,
   ]);
-  return Number(later.n) + Number(dayOf.n);
+  return Number(later.n) + Number(dayOf.n) + timed;
 }
 
 /**
@@ -501,7 +523,7 @@ export async function searchStudentsWithTotal(
  * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index;
  * inactivity alone is the students less the active, from the counts per day of latest activity (migration
  * 040), or the few inactive a page starts from; a course with inactivity, its students less its active,
- * from the counts per course (041), and so a completed or revoked state (042); other filters count the matches, from the few people, enrollments or
+ * from the counts per course (041), and so a completed, revoked or active state (042); other filters count the matches, from the few people, enrollments or
  * inactive students when they are few.
  */
 export async function countMatchingStudents(
@@ -516,7 +538,7 @@ export async function countMatchingStudents(
     // A page that starts from the few inactive read them (on PostgreSQL): they are the count, one per student.
     const started = from === undefined ? undefined : await from;
     if (started?.start === 'inactive' && started.few !== undefined) return started.few.length;
-    const [students, active] = await Promise.all([countStudents(scope), countActiveStudents(scope, activeFrom(now, inactiveDays))]);
+    const [students, active] = await Promise.all([countStudents(scope), countActiveStudents(scope, activeFrom(now, inactiveDays), now)]);
     return students - active;
   }
   if (alone && inactiveDays === undefined) {
@@ -530,19 +552,19 @@ export async function countMatchingStudents(
   const { start, few } = await (from ?? startingPoint(scope, filter, now));
   if (start === 'students' && inactiveDays !== undefined && alone && (courseId !== undefined || state !== undefined)) {
     // Many inactive among many enrolled: those enrolled (counted as above) less the active among them. For a
-    // course alone, and for a state that does not depend on the time alone, those are kept per day (041,
-    // 042); otherwise each active student's enrollments are asked by key, instead of asking every student
+    // course alone, and for a completed, revoked or active state alone, those are kept per day (041, 042);
+    // otherwise each active student's enrollments are asked by key, instead of asking every student
     // both. Every row of the latest activity is a student's, so no role is looked up.
     const among: ActiveAmong | undefined =
       state === undefined && courseId !== undefined
         ? { courseId }
-        : courseId === undefined && (state === 'completed' || state === 'revoked')
+        : courseId === undefined && (state === 'completed' || state === 'revoked' || state === 'active')
           ? { state }
           : undefined;
     const [enrolled, active] = await Promise.all([
       countMatchingStudents(scope, { courseId, state }, now),
       among !== undefined
-        ? countActiveStudents(scope, activeFrom(now, inactiveDays), among)
+        ? countActiveStudents(scope, activeFrom(now, inactiveDays), now, among)
         : studentsByActivity(scope, now, inactiveDays, 'active')
             .where(holdsEnrollmentAsked(scope, { courseId, state }, now, 'a.person_id'))
             .clearSelect()

@@ -250,7 +250,10 @@ export interface StudentActivityDaysTable {
   n: number;
 }
 
-/** Per site and UTC day of their latest activity (-1: never), how many students hold a completed and a revoked enrollment (migration 042). */
+/**
+ * Per site and UTC day of their latest activity (-1: never), how many students hold a completed, a revoked and
+ * an open-for-good enrollment (migration 042).
+ */
 export interface StudentStateDaysTable {
   site_id: string;
   day: number;
@@ -258,6 +261,7 @@ export interface StudentStateDaysTable {
   slot: number;
   completed: number;
   revoked: number;
+  open_for_good: number;
 }
 
 /** Per site, how many students have completed, revoked and open-for-good enrollments (migration 034). */

@@ -162,40 +162,50 @@ async function courseDaysKept(db: Kysely<Database>): Promise<string[]> {
 }
 
 /**
- * Per site and day of the student's latest activity, how many students hold a completed and a revoked
- * enrollment, from the rows: what student_state_days must hold.
+ * Per site and day of the student's latest activity, how many students hold a completed, a revoked and an
+ * open-for-good enrollment (not revoked, for life or without an end), from the rows: what student_state_days
+ * must hold.
  */
 async function stateDaysFromLatest(db: Kysely<Database>): Promise<string[]> {
   const rows = await db
     .selectFrom('enrollments as e')
     .innerJoin('student_activity as s', (join) => join.onRef('s.site_id', '=', 'e.site_id').onRef('s.person_id', '=', 'e.person_id'))
-    .select(['e.site_id', 'e.person_id', 'e.completed_at', 'e.revoked_at', 's.last_activity_at'])
+    .select([
+      'e.site_id',
+      'e.person_id',
+      'e.completed_at',
+      'e.revoked_at',
+      'e.lifetime_access',
+      'e.access_expires_at',
+      's.last_activity_at',
+    ])
     .execute();
-  const counts = new Map<string, { completed: Set<string>; revoked: Set<string> }>();
+  const counts = new Map<string, { completed: Set<string>; revoked: Set<string>; forGood: Set<string> }>();
   for (const r of rows) {
     const key = `${r.site_id} ${dayOf(Number(r.last_activity_at))}`;
-    const day = counts.get(key) ?? { completed: new Set(), revoked: new Set() };
+    const day = counts.get(key) ?? { completed: new Set(), revoked: new Set(), forGood: new Set() };
     counts.set(key, day);
     if (r.completed_at !== null) day.completed.add(r.person_id);
     if (r.revoked_at !== null) day.revoked.add(r.person_id);
+    if (r.revoked_at === null && (r.lifetime_access === 1 || r.access_expires_at === null)) day.forGood.add(r.person_id);
   }
   return [...counts]
-    .filter(([, day]) => day.completed.size + day.revoked.size > 0)
-    .map(([key, day]) => `${key} ${day.completed.size} ${day.revoked.size}`)
+    .filter(([, day]) => day.completed.size + day.revoked.size + day.forGood.size > 0)
+    .map(([key, day]) => `${key} ${day.completed.size} ${day.revoked.size} ${day.forGood.size}`)
     .sort();
 }
 
 /** The kept counts per site and day, summed over slots, days that sum to none left out. */
 async function stateDaysKept(db: Kysely<Database>): Promise<string[]> {
-  const counts = new Map<string, [number, number]>();
+  const counts = new Map<string, [number, number, number]>();
   for (const r of await db.selectFrom('student_state_days').selectAll().execute()) {
     const key = `${r.site_id} ${Number(r.day)}`;
-    const [completed, revoked] = counts.get(key) ?? [0, 0];
-    counts.set(key, [completed + Number(r.completed), revoked + Number(r.revoked)]);
+    const [completed, revoked, forGood] = counts.get(key) ?? [0, 0, 0];
+    counts.set(key, [completed + Number(r.completed), revoked + Number(r.revoked), forGood + Number(r.open_for_good)]);
   }
   return [...counts]
-    .filter(([, [completed, revoked]]) => completed !== 0 || revoked !== 0)
-    .map(([key, [completed, revoked]]) => `${key} ${completed} ${revoked}`)
+    .filter(([, n]) => n.some((v) => v !== 0))
+    .map(([key, n]) => `${key} ${n.join(' ')}`)
     .sort();
 }
 
@@ -353,7 +363,14 @@ for (const dialect of DIALECTS) {
       expect(await courseDaysKept(s.db)).toEqual(await courseDaysFromLatest(s.db));
       expect(await stateDaysKept(s.db)).toEqual(await stateDaysFromLatest(s.db));
       const rows = await rowsOf(s.db);
-      const filters: StudentFilter[] = [{}, { courseId: 'crs_a' }, { courseId: 'crs_b' }, { state: 'completed' }, { state: 'revoked' }];
+      const filters: StudentFilter[] = [
+        {},
+        { courseId: 'crs_a' },
+        { courseId: 'crs_b' },
+        { state: 'completed' },
+        { state: 'revoked' },
+        { state: 'active' },
+      ];
       for (const filter of filters)
         for (const inactiveDays of SPANS)
           expect({ ...filter, inactiveDays, n: await countMatchingStudents(scope(), { ...filter, inactiveDays }, NOW) }).toEqual({
@@ -507,6 +524,17 @@ for (const dialect of DIALECTS) {
         expect(dayOf[0]).not.toMatch(/SCAN/);
       });
 
+      it('inactiveDays with the active state: the days after the threshold’s from the counts of access open for good, the timed by their index', async () => {
+        const count = (db: Kysely<Database>) => countMatchingStudents({ db, siteId: 'site_a' }, { state: 'active', inactiveDays: 30 }, NOW);
+        expect(await plansOf(s.db, '"student_state_days"', count)).toEqual([
+          'SEARCH student_state_days USING PRIMARY KEY (site_id=? AND day>?)',
+        ]);
+        const timed = await plansOf(s.db, '"student_figures" as "f"', count);
+        expect(timed).toHaveLength(1);
+        expect(timed[0]).toMatch(/^SEARCH f USING (COVERING )?INDEX student_figures_timed_last \(site_id=\? AND timed_last_end>\?\)/);
+        expect(timed[0]).toContain('SEARCH a USING PRIMARY KEY (site_id=? AND person_id=?)');
+      });
+
       for (const inactiveDays of [1, 365])
         it(`inactiveDays=${inactiveDays} alone: the total is the students less the active, the days after the threshold's from their counts and its own day from the index`, async () => {
           const count = (db: Kysely<Database>) => countMatchingStudents({ db, siteId: 'site_a' }, { inactiveDays }, NOW);
@@ -625,12 +653,28 @@ for (const dialect of DIALECTS) {
           58,
         );
         await check();
-        // A change the flags do not hold (the access's end) moves no count.
+        // Access made timed (421, 422 and 424 hold crs_a alone, neither revoked nor completed): open for good no more, active for 421 and 422
+        // while it lasts (both active today, so that even inactiveDays=1, which many match, counts them apart
+        // from the days), ended for 424. Then only the end moves: no flag does.
         await changes(
-          enrollments.set({ lifetime_access: 0, access_expires_at: NOW + 10 * DAY }).where('id', 'in', ['enr_a_361', 'enr_a_362']),
+          enrollments
+            .set({ lifetime_access: 0, access_expires_at: NOW + 10 * DAY, last_activity_at: NOW })
+            .where('id', 'in', ['enr_a_421', 'enr_a_422']),
           2,
         );
+        await changes(
+          enrollments
+            .set({ lifetime_access: 0, access_expires_at: NOW - DAY, last_activity_at: NOW - 2 * DAY })
+            .where('id', '=', 'enr_a_424'),
+          1,
+        );
         await check();
+        const activeStudents = (await expected(s.db, { state: 'active' })).length;
+        const activeInactive = (await expected(s.db, { state: 'active', inactiveDays: 1 })).length;
+        expect((await expected(s.db, { state: 'active', inactiveDays: 30 })).length).toBeLessThan(activeInactive);
+        await changes(enrollments.set({ access_expires_at: NOW + 20 * DAY }).where('id', 'in', ['enr_a_421', 'enr_a_422']), 2);
+        await check();
+        expect((await expected(s.db, { state: 'active' })).length).toBe(activeStudents);
       });
 
       it('a student’s role taken away, renamed and given back, one at a time and many in a statement', async () => {
@@ -725,7 +769,7 @@ for (const dialect of DIALECTS) {
         });
 
       if (dialect === 'postgres')
-        it('a student’s enrollment completed while their latest activity moves to a new day, either first: the second waits, and the state counts take both; a change of an access’s end does not wait', async () => {
+        it('a student’s enrollment completed while their latest activity moves to a new day, either first: the second waits, and the state counts take both; a change that moves no flag does not wait', async () => {
           // Two rows of one student, so that only the counts' lock can make one wait: the day moves with crs_b,
           // the completion is crs_a's.
           const dayMoves = (i: number) => (trx: Kysely<Database>) =>
@@ -756,14 +800,17 @@ for (const dialect of DIALECTS) {
           await check();
           expect(await secondWaitsForFirst(s.db, completes(1209), dayMoves(1209))).toBe(true);
           await check();
-          // A change of the figures that moves no flag (the access's end) locks nothing: it does not wait.
+          // A change of the figures that moves no flag locks nothing: it does not wait.
+          // Here the day moves with crs_a and crs_b's access becomes timed: crs_a stays open for good.
+          const movesWithA = (i: number) => (trx: Kysely<Database>) =>
+            trx.updateTable('enrollments').set({ last_activity_at: NOW }).where('id', '=', `enr_a_${i}`).execute();
           const endsAccess = (i: number) => (trx: Kysely<Database>) =>
             trx
               .updateTable('enrollments')
               .set({ lifetime_access: 0, access_expires_at: NOW + 30 * DAY })
-              .where('id', '=', `enr_a_${i}`)
+              .where('id', '=', `enr_b_${i}`)
               .execute();
-          expect(await secondWaitsForFirst(s.db, dayMoves(1221), endsAccess(1221))).toBe(false);
+          expect(await secondWaitsForFirst(s.db, movesWithA(1221), endsAccess(1221))).toBe(false);
           await check();
         });
 
