@@ -10,7 +10,6 @@ import { CONFIRMATION_TTL_MS, type ConfirmationTokens } from '../operations/conf
 import { type Operation, type OperationContext, OperationError } from '../operations/operation.js';
 import { type Caller, operationsFor } from '../operations/registry.js';
 import type { Site } from '../sites/site.js';
-import type { SerializedOutput } from './answer-json.js';
 import { RequestTransport } from './request-transport.js';
 
 export const SERVER_NAME = 'schoolgate';
@@ -95,7 +94,7 @@ export async function callTool(
   operation: Operation,
   ctx: OperationContext,
   args: unknown,
-  options: McpServerOptions & Pick<ToolCallContext, 'logFault' | 'outputs'>,
+  options: McpServerOptions & Pick<ToolCallContext, 'logFault'>,
 ): Promise<CallToolResult> {
   try {
     let output: Record<string, unknown>;
@@ -107,11 +106,8 @@ export async function callTool(
     } else {
       output = await operation.run(ctx, args, { parsed: true });
     }
-    // MCP 2025-06-18 "Structured content": a tool with structured output SHOULD also return it as text. The
-    // answer's JSON reuses that text for the structured content (answer-json.ts).
-    const text = JSON.stringify(output);
-    options.outputs.push({ output, text });
-    return { content: [{ type: 'text', text }], structuredContent: output };
+    // MCP 2025-06-18 "Structured content": a tool with structured output SHOULD also return it as text.
+    return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
   } catch (error) {
     if (error instanceof OperationError) return toolError(error.message);
     options.logFault(error, operation.name);
@@ -127,8 +123,6 @@ export interface ToolCallContext {
   ctx: OperationContext;
   /** Records a fault of ours (the caller only learns that one happened). */
   logFault(error: unknown, tool: string): void;
-  /** The structured outputs the request's tool calls made, with their JSON, for the answer's (answer-json.ts). */
-  outputs: SerializedOutput[];
 }
 
 /** A connected server and the transport through which requests reach it. */
@@ -161,11 +155,7 @@ export function buildMcpServer(site: Site, caller: Caller, options: McpServerOpt
         const call = transport.contextOf(extra.requestId);
         // Unreachable while the transport holds the request; a refusal is safer than a call without a caller.
         if (call === undefined) return toolError(`${operation.name} could not be completed: the request ended. Try again.`);
-        return callTool(operation, call.ctx, args, {
-          confirmations: options.confirmations,
-          logFault: call.logFault,
-          outputs: call.outputs,
-        });
+        return callTool(operation, call.ctx, args, { confirmations: options.confirmations, logFault: call.logFault });
       },
     );
   }

@@ -5,7 +5,6 @@
 // `tools/call` needs a token or scopes the caller lacks.
 import { STORE_RETRY_AFTER_SECONDS } from '../../storage/store-faults.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { answersJson } from '../../mcp/answer-json.js';
 import { INTERNAL_ERROR, jsonRpcError, PARSE_ERROR, requestIdOf, SERVER_ERROR, toolCallsIn } from '../../mcp/json-rpc.js';
 import type { ToolCallContext } from '../../mcp/mcp-server.js';
 import { readPost } from '../../mcp/post-messages.js';
@@ -191,7 +190,7 @@ async function handlePost(
     learning: services.learning,
   };
   const logFault = (err: unknown, tool: string) => request.log.error({ err, tool }, 'mcp tool fault');
-  const call: ToolCallContext = { ctx, logFault, outputs: [] };
+  const call: ToolCallContext = { ctx, logFault };
   let answers: JsonRpcAnswer[];
   try {
     const server = await pool.serverFor(site, caller);
@@ -206,7 +205,7 @@ async function handlePost(
     .code(200)
     .header('cache-control', 'no-store')
     .type('application/json')
-    .send(answersJson(post.batch ? answers : (answers[0] as JsonRpcAnswer), call.outputs));
+    .send(post.batch ? answers : answers[0]);
 }
 
 export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
