@@ -523,8 +523,8 @@ export async function searchStudentsWithTotal(
  * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index;
  * inactivity alone is the students less the active, from the counts per day of latest activity (migration
  * 040), or the few inactive a page starts from; a course with inactivity, its students less its active,
- * from the counts per course (041), and so a completed, revoked or active state (042); other filters count the matches, from the few people, enrollments or
- * inactive students when they are few.
+ * from the counts per course (041), and so a completed, revoked or active state (042); other filters count
+ * the matches, from the few people, enrollments or inactive students when they are few.
  */
 export async function countMatchingStudents(
   scope: SiteScope,
