@@ -379,10 +379,13 @@ function studentsByActivity(scope: SiteScope, now: number, days: number, side: '
     .where('a.last_activity_at', side === 'active' ? '>=' : '<', activeFrom(now, days));
 }
 
-/** What the active students are counted among: all, a course's, or those holding an enrollment in a state kept per day. */
+/**
+ * What the active students are counted among: all, a course's (with a completed or revoked enrollment there),
+ * or those holding an enrollment in a state kept per day.
+ */
 type ActiveAmong =
   | { courseId?: undefined; state?: undefined }
-  | { courseId: string; state?: undefined }
+  | { courseId: string; state?: 'completed' | 'revoked' }
   | { courseId?: undefined; state: 'completed' | 'revoked' | 'active' };
 
 /**
@@ -407,7 +410,8 @@ async function countTimedActiveSince(scope: SiteScope, from: number, now: number
 /**
  * How many of the site's students (those `among` names) had learning activity at or after `from`: the days
  * after its UTC day from the counts the triggers keep per day of latest activity (migration 040, per course
- * 041, per state 042), and its own day's stretch from the index of the latest activity (migration 035).
+ * 041 and its states 043, per state 042), and its own day's stretch from the index of the latest activity
+ * (migration 035).
  * Counting the index entries alone read one per active student. For the active state, the days count the
  * students with access open for good; those with timed access only are counted apart, as their access ends
  * with the time.
@@ -416,7 +420,7 @@ async function countActiveStudents(scope: SiteScope, from: number, now: number, 
   const firstDay = Math.floor(from / DAY_MS);
   const { courseId, state } = among;
   const [later, dayOf, timed] = await Promise.all([
-    state !== undefined
+    state !== undefined && courseId === undefined
       ? scope.db
           .selectFrom('student_state_days')
           .where('site_id', '=', scope.siteId)
@@ -429,7 +433,7 @@ async function countActiveStudents(scope: SiteScope, from: number, now: number, 
             .where('site_id', '=', scope.siteId)
             .where('course_id', '=', courseId)
             .where('day', '>', firstDay)
-            .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+            .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(state ?? 'n'), eb.lit(0)).as('n'))
             .executeTakeFirstOrThrow()
         : scope.db
             .selectFrom('student_activity_days')
@@ -523,7 +527,8 @@ export async function searchStudentsWithTotal(
  * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index;
  * inactivity alone is the students less the active, from the counts per day of latest activity (migration
  * 040), or the few inactive a page starts from; a course with inactivity, its students less its active,
- * from the counts per course (041), and so a completed, revoked or active state (042); other filters count
+ * from the counts per course (041), and so a course with a completed or revoked state (043) and a completed,
+ * revoked or active state (042); other filters count
  * the matches, from the few people, enrollments or inactive students when they are few.
  */
 export async function countMatchingStudents(
@@ -552,12 +557,13 @@ export async function countMatchingStudents(
   const { start, few } = await (from ?? startingPoint(scope, filter, now));
   if (start === 'students' && inactiveDays !== undefined && alone && (courseId !== undefined || state !== undefined)) {
     // Many inactive among many enrolled: those enrolled (counted as above) less the active among them. For a
-    // course alone, and for a completed, revoked or active state alone, those are kept per day (041, 042);
-    // otherwise each active student's enrollments are asked by key, instead of asking every student
-    // both. Every row of the latest activity is a student's, so no role is looked up.
+    // course alone or with a completed or revoked state, and for a completed, revoked or active state alone,
+    // those are kept per day (041, 043, 042); otherwise each active student's enrollments are asked by key,
+    // instead of asking every student both. Every row of the latest activity is a student's, so no role is
+    // looked up.
     const among: ActiveAmong | undefined =
-      state === undefined && courseId !== undefined
-        ? { courseId }
+      courseId !== undefined && (state === undefined || state === 'completed' || state === 'revoked')
+        ? { courseId, state }
         : courseId === undefined && (state === 'completed' || state === 'revoked' || state === 'active')
           ? { state }
           : undefined;

@@ -42,6 +42,7 @@ import * as m039 from './migrations/039-daily-rollups-clustered.js';
 import * as m040 from './migrations/040-student-activity-days.js';
 import * as m041 from './migrations/041-course-activity-days.js';
 import * as m042 from './migrations/042-student-state-days.js';
+import * as m043 from './migrations/043-course-state-days.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   '040-student-activity-days': m040,
   '041-course-activity-days': m041,
   '042-student-state-days': m042,
+  '043-course-state-days': m043,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

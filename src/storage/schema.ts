@@ -231,7 +231,10 @@ export interface StudentActivityTable {
   last_activity_at: number;
 }
 
-/** Per site, course and UTC day of the student's latest activity (-1: never), how many students enrolled in the course (migration 041). */
+/**
+ * Per site, course and UTC day of the student's latest activity (-1: never), how many students enrolled in
+ * the course (migration 041), and how many of those enrollments are completed and revoked (migration 043).
+ */
 export interface CourseActivityDaysTable {
   site_id: string;
   course_id: string;
@@ -239,6 +242,8 @@ export interface CourseActivityDaysTable {
   /** PostgreSQL: the writing connection's slot; a slot's row may be negative, only the sum over slots counts. SQLite: 0. */
   slot: number;
   n: number;
+  completed: number;
+  revoked: number;
 }
 
 /** Per site and UTC day of their latest activity (-1: never), how many students (migration 040). */
