@@ -380,20 +380,32 @@ function studentsByActivity(scope: SiteScope, now: number, days: number, side: '
 }
 
 /**
- * What the active students are counted among: all, a course's (with a completed or revoked enrollment there),
- * or those holding an enrollment in a state kept per day.
+ * What the active students are counted among: all, or those holding an enrollment (in the course, when
+ * given) in a state kept per day.
  */
-type ActiveAmong =
-  | { courseId?: undefined; state?: undefined }
-  | { courseId: string; state?: 'completed' | 'revoked' }
-  | { courseId?: undefined; state: 'completed' | 'revoked' | 'active' };
+type ActiveAmong = { courseId?: string; state?: 'completed' | 'revoked' | 'active' };
 
 /**
  * Of the students whose access is timed only (none open for good), those whose timed access lasts beyond
  * `now` and whose latest activity is at or after `from`: a range of migration 034's partial index, each
- * student's latest activity by key. The active state's part that cannot be kept per day.
+ * student's latest activity by key. The active state's part that cannot be kept per day. In a course, its
+ * timed enrollments that last beyond `now`, a range of migration 036's index (one enrollment per student).
  */
-async function countTimedActiveSince(scope: SiteScope, from: number, now: number): Promise<number> {
+async function countTimedActiveSince(scope: SiteScope, from: number, now: number, courseId?: string): Promise<number> {
+  if (courseId !== undefined) {
+    // The literals are the partial index's condition, written as it is so SQLite matches it.
+    const row = await scope.db
+      .selectFrom('enrollments as e')
+      .innerJoin('student_activity as a', (join) => join.onRef('a.site_id', '=', 'e.site_id').onRef('a.person_id', '=', 'e.person_id'))
+      .where('e.site_id', '=', scope.siteId)
+      .where('e.course_id', '=', courseId)
+      .where(sql<boolean>`e.course_id is not null and e.revoked_at is null and e.lifetime_access = 0`)
+      .where('e.access_expires_at', '>', now)
+      .where('a.last_activity_at', '>=', from)
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
   // The literal is the partial index's condition, written as it is so SQLite matches it.
   const row = await scope.db
     .selectFrom('student_figures as f')
@@ -411,10 +423,8 @@ async function countTimedActiveSince(scope: SiteScope, from: number, now: number
  * How many of the site's students (those `among` names) had learning activity at or after `from`: the days
  * after its UTC day from the counts the triggers keep per day of latest activity (migration 040, per course
  * 041 and its states 043, per state 042), and its own day's stretch from the index of the latest activity
- * (migration 035).
- * Counting the index entries alone read one per active student. For the active state, the days count the
- * students with access open for good; those with timed access only are counted apart, as their access ends
- * with the time.
+ * (migration 035). Counting the index entries alone read one per active student. For the active state, the
+ * days count access open for good; timed access that has not ended is counted apart, as it ends with the time.
  */
 async function countActiveStudents(scope: SiteScope, from: number, now: number, among: ActiveAmong = {}): Promise<number> {
   const firstDay = Math.floor(from / DAY_MS);
@@ -433,7 +443,9 @@ async function countActiveStudents(scope: SiteScope, from: number, now: number, 
             .where('site_id', '=', scope.siteId)
             .where('course_id', '=', courseId)
             .where('day', '>', firstDay)
-            .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(state ?? 'n'), eb.lit(0)).as('n'))
+            .select((eb) =>
+              eb.fn.coalesce(eb.fn.sum<number | string>(state === 'active' ? 'open_for_good' : (state ?? 'n')), eb.lit(0)).as('n'),
+            )
             .executeTakeFirstOrThrow()
         : scope.db
             .selectFrom('student_activity_days')
@@ -449,7 +461,7 @@ async function countActiveStudents(scope: SiteScope, from: number, now: number, 
       .$if(courseId !== undefined || state !== undefined, (qb) => qb.where(holdsEnrollmentAsked(scope, among, now, 'a.person_id')))
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .executeTakeFirstOrThrow(),
-    state === 'active' ? countTimedActiveSince(scope, (firstDay + 1) * DAY_MS, now) : 0,
+    state === 'active' ? countTimedActiveSince(scope, (firstDay + 1) * DAY_MS, now, courseId) : 0,
   ]);
   return Number(later.n) + Number(dayOf.n) + timed;
 }
@@ -527,8 +539,8 @@ export async function searchStudentsWithTotal(
  * triggers keep (migrations 004, 031 and 034), a course's expired enrollments a range of an index;
  * inactivity alone is the students less the active, from the counts per day of latest activity (migration
  * 040), or the few inactive a page starts from; a course with inactivity, its students less its active,
- * from the counts per course (041), and so a course with a completed or revoked state (043) and a completed,
- * revoked or active state (042); other filters count
+ * from the counts per course (041), and so a course with a completed, revoked or active state (043) and
+ * such a state alone (042); other filters count
  * the matches, from the few people, enrollments or inactive students when they are few.
  */
 export async function countMatchingStudents(
@@ -557,16 +569,10 @@ export async function countMatchingStudents(
   const { start, few } = await (from ?? startingPoint(scope, filter, now));
   if (start === 'students' && inactiveDays !== undefined && alone && (courseId !== undefined || state !== undefined)) {
     // Many inactive among many enrolled: those enrolled (counted as above) less the active among them. For a
-    // course alone or with a completed or revoked state, and for a completed, revoked or active state alone,
-    // those are kept per day (041, 043, 042); otherwise each active student's enrollments are asked by key,
-    // instead of asking every student both. Every row of the latest activity is a student's, so no role is
-    // looked up.
-    const among: ActiveAmong | undefined =
-      courseId !== undefined && (state === undefined || state === 'completed' || state === 'revoked')
-        ? { courseId, state }
-        : courseId === undefined && (state === 'completed' || state === 'revoked' || state === 'active')
-          ? { state }
-          : undefined;
+    // course, a completed, revoked or active state, or both, those are kept per day (041, 042, 043); for the
+    // expired state each active student's enrollments are asked by key, instead of asking every student
+    // both. Every row of the latest activity is a student's, so no role is looked up.
+    const among: ActiveAmong | undefined = state === 'expired' ? undefined : { courseId, state };
     const [enrolled, active] = await Promise.all([
       countMatchingStudents(scope, { courseId, state }, now),
       among !== undefined

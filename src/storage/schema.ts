@@ -233,7 +233,8 @@ export interface StudentActivityTable {
 
 /**
  * Per site, course and UTC day of the student's latest activity (-1: never), how many students enrolled in
- * the course (migration 041), and how many of those enrollments are completed and revoked (migration 043).
+ * the course (migration 041), and how many of those enrollments are completed, revoked, and open for good
+ * (not revoked, for life or without an end; migration 043).
  */
 export interface CourseActivityDaysTable {
   site_id: string;
@@ -244,6 +245,7 @@ export interface CourseActivityDaysTable {
   n: number;
   completed: number;
   revoked: number;
+  open_for_good: number;
 }
 
 /** Per site and UTC day of their latest activity (-1: never), how many students (migration 040). */

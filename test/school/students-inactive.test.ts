@@ -136,30 +136,44 @@ async function daysKept(db: Kysely<Database>): Promise<string[]> {
 
 /**
  * Per site, course and day of the student's latest activity, how many students are enrolled and how many of
- * those enrollments are completed and revoked, from the rows: what course_activity_days must hold.
+ * those enrollments are completed, revoked and open for good, from the rows: what course_activity_days must hold.
  */
 async function courseDaysFromLatest(db: Kysely<Database>): Promise<string[]> {
   const rows = await db
     .selectFrom('enrollments as e')
     .innerJoin('student_activity as s', (join) => join.onRef('s.site_id', '=', 'e.site_id').onRef('s.person_id', '=', 'e.person_id'))
-    .select(['e.site_id', 'e.course_id', 'e.completed_at', 'e.revoked_at', 's.last_activity_at'])
+    .select([
+      'e.site_id',
+      'e.course_id',
+      'e.completed_at',
+      'e.revoked_at',
+      'e.lifetime_access',
+      'e.access_expires_at',
+      's.last_activity_at',
+    ])
     .execute();
-  const counts = new Map<string, [number, number, number]>();
+  const counts = new Map<string, [number, number, number, number]>();
   for (const r of rows) {
     const key = `${r.site_id} ${r.course_id} ${dayOf(Number(r.last_activity_at))}`;
-    const [n, completed, revoked] = counts.get(key) ?? [0, 0, 0];
-    counts.set(key, [n + 1, completed + (r.completed_at === null ? 0 : 1), revoked + (r.revoked_at === null ? 0 : 1)]);
+    const [n, completed, revoked, forGood] = counts.get(key) ?? [0, 0, 0, 0];
+    const openForGood = r.revoked_at === null && (r.lifetime_access === 1 || r.access_expires_at === null);
+    counts.set(key, [
+      n + 1,
+      completed + (r.completed_at === null ? 0 : 1),
+      revoked + (r.revoked_at === null ? 0 : 1),
+      forGood + (openForGood ? 1 : 0),
+    ]);
   }
   return [...counts].map(([key, n]) => `${key} ${n.join(' ')}`).sort();
 }
 
 /** The kept counts per site, course and day, summed over slots, those that sum to none left out. */
 async function courseDaysKept(db: Kysely<Database>): Promise<string[]> {
-  const counts = new Map<string, [number, number, number]>();
+  const counts = new Map<string, [number, number, number, number]>();
   for (const r of await db.selectFrom('course_activity_days').selectAll().execute()) {
     const key = `${r.site_id} ${r.course_id} ${Number(r.day)}`;
-    const [n, completed, revoked] = counts.get(key) ?? [0, 0, 0];
-    counts.set(key, [n + Number(r.n), completed + Number(r.completed), revoked + Number(r.revoked)]);
+    const [n, completed, revoked, forGood] = counts.get(key) ?? [0, 0, 0, 0];
+    counts.set(key, [n + Number(r.n), completed + Number(r.completed), revoked + Number(r.revoked), forGood + Number(r.open_for_good)]);
   }
   return [...counts]
     .filter(([, n]) => n.some((v) => v !== 0))
@@ -378,6 +392,8 @@ for (const dialect of DIALECTS) {
         { state: 'active' },
         { courseId: 'crs_a', state: 'completed' },
         { courseId: 'crs_b', state: 'revoked' },
+        { courseId: 'crs_a', state: 'active' },
+        { courseId: 'crs_b', state: 'active' },
       ];
       for (const filter of filters)
         for (const inactiveDays of SPANS)
@@ -555,6 +571,21 @@ for (const dialect of DIALECTS) {
         const timed = await plansOf(s.db, '"student_figures" as "f"', count);
         expect(timed).toHaveLength(1);
         expect(timed[0]).toMatch(/^SEARCH f USING (COVERING )?INDEX student_figures_timed_last \(site_id=\? AND timed_last_end>\?\)/);
+        expect(timed[0]).toContain('SEARCH a USING PRIMARY KEY (site_id=? AND person_id=?)');
+      });
+
+      it('inactiveDays with a course and the active state: the days after the threshold’s from the course’s counts of access open for good, the timed by the course’s index of their end', async () => {
+        expect((await expected(s.db, { courseId: 'crs_a', state: 'active', inactiveDays: 1 })).length).toBeGreaterThan(FEW_MATCHES);
+        const count = (db: Kysely<Database>) =>
+          countMatchingStudents({ db, siteId: 'site_a' }, { courseId: 'crs_a', state: 'active', inactiveDays: 1 }, NOW);
+        expect(await plansOf(s.db, '"course_activity_days"', count)).toEqual([
+          'SEARCH course_activity_days USING PRIMARY KEY (site_id=? AND course_id=? AND day>?)',
+        ]);
+        const timed = await plansOf(s.db, '"enrollments" as "e" inner join "student_activity"', count);
+        expect(timed).toHaveLength(1);
+        expect(timed[0]).toMatch(
+          /^SEARCH e USING (COVERING )?INDEX enrollments_course_expiry_person \(site_id=\? AND course_id=\? AND access_expires_at>\?\)/,
+        );
         expect(timed[0]).toContain('SEARCH a USING PRIMARY KEY (site_id=? AND person_id=?)');
       });
 
@@ -831,17 +862,16 @@ for (const dialect of DIALECTS) {
           await check();
           expect(await secondWaitsForFirst(s.db, completes(1209), dayMoves(1209))).toBe(true);
           await check();
-          // A change of the figures that moves no flag locks nothing: it does not wait.
-          // Here the day moves with crs_a and crs_b's access becomes timed: crs_a stays open for good.
+          // A change of access that moves no flag locks nothing: it does not wait. crs_b's access made timed
+          // first (it moves crs_b's count of access open for good, migration 043); then, while the day moves
+          // with crs_a, only the end of crs_b's access moves: crs_a stays open for good, crs_b timed.
           const movesWithA = (i: number) => (trx: Kysely<Database>) =>
             trx.updateTable('enrollments').set({ last_activity_at: NOW }).where('id', '=', `enr_a_${i}`).execute();
-          const endsAccess = (i: number) => (trx: Kysely<Database>) =>
-            trx
-              .updateTable('enrollments')
-              .set({ lifetime_access: 0, access_expires_at: NOW + 30 * DAY })
-              .where('id', '=', `enr_b_${i}`)
-              .execute();
-          expect(await secondWaitsForFirst(s.db, movesWithA(1221), endsAccess(1221))).toBe(false);
+          const endsAccess = (i: number, end: number) => (trx: Kysely<Database>) =>
+            trx.updateTable('enrollments').set({ lifetime_access: 0, access_expires_at: end }).where('id', '=', `enr_b_${i}`).execute();
+          await endsAccess(1221, NOW + 30 * DAY)(s.db);
+          await check();
+          expect(await secondWaitsForFirst(s.db, movesWithA(1221), endsAccess(1221, NOW + 40 * DAY))).toBe(false);
           await check();
         });
 
