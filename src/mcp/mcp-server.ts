@@ -58,14 +58,29 @@ export function parsedSynchronously<T extends z.ZodObject>(schema: T): T {
   return copy;
 }
 
+interface ToolSchemas {
+  inputSchema: z.ZodObject;
+  outputSchema: z.ZodObject;
+}
+
+/**
+ * Each operation's tool schemas, made once: every site and caller kind has a server of its own (server-pool.ts),
+ * and sharing the schemas shares zod's compiled parsers too, instead of compiling them again per server.
+ */
+const schemasOfTools = new WeakMap<Operation, ToolSchemas>();
+
 /** The tool's schemas: a confirming operation also takes a token and may answer a preview instead of its output. */
-function toolSchemas(operation: Operation): { inputSchema: z.ZodObject; outputSchema: z.ZodObject } {
-  if (!operation.confirms)
-    return { inputSchema: parsedSynchronously(operation.input), outputSchema: parsedSynchronously(operation.output) };
-  return {
-    inputSchema: parsedSynchronously(operation.input.extend({ confirmationToken })),
-    outputSchema: parsedSynchronously(operation.output.partial().extend(confirmationFields)),
-  };
+function toolSchemas(operation: Operation): ToolSchemas {
+  const known = schemasOfTools.get(operation);
+  if (known !== undefined) return known;
+  const schemas = operation.confirms
+    ? {
+        inputSchema: parsedSynchronously(operation.input.extend({ confirmationToken })),
+        outputSchema: parsedSynchronously(operation.output.partial().extend(confirmationFields)),
+      }
+    : { inputSchema: parsedSynchronously(operation.input), outputSchema: parsedSynchronously(operation.output) };
+  schemasOfTools.set(operation, schemas);
+  return schemas;
 }
 
 /** The first step of a confirming call: nothing changes; the preview and a token bound to these arguments. */

@@ -385,6 +385,11 @@ function studentsByActivity(scope: SiteScope, now: number, days: number, side: '
  */
 type ActiveAmong = { courseId?: string; state?: 'completed' | 'revoked' | 'active' };
 
+/** The column of the counts per day (042, 043) that holds a state: the active state's kept part is access open for good. */
+function keptStateColumn(state: 'completed' | 'revoked' | 'active'): 'completed' | 'revoked' | 'open_for_good' {
+  return state === 'active' ? 'open_for_good' : state;
+}
+
 /**
  * Of the students whose access is timed only (none open for good), those whose timed access lasts beyond
  * `now` and whose latest activity is at or after `from`: a range of migration 034's partial index, each
@@ -435,7 +440,7 @@ async function countActiveStudents(scope: SiteScope, from: number, now: number, 
           .selectFrom('student_state_days')
           .where('site_id', '=', scope.siteId)
           .where('day', '>', firstDay)
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(state === 'active' ? 'open_for_good' : state), eb.lit(0)).as('n'))
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(keptStateColumn(state)), eb.lit(0)).as('n'))
           .executeTakeFirstOrThrow()
       : courseId !== undefined
         ? scope.db
@@ -444,7 +449,7 @@ async function countActiveStudents(scope: SiteScope, from: number, now: number, 
             .where('course_id', '=', courseId)
             .where('day', '>', firstDay)
             .select((eb) =>
-              eb.fn.coalesce(eb.fn.sum<number | string>(state === 'active' ? 'open_for_good' : (state ?? 'n')), eb.lit(0)).as('n'),
+              eb.fn.coalesce(eb.fn.sum<number | string>(state === undefined ? 'n' : keptStateColumn(state)), eb.lit(0)).as('n'),
             )
             .executeTakeFirstOrThrow()
         : scope.db
@@ -540,8 +545,8 @@ export async function searchStudentsWithTotal(
  * inactivity alone is the students less the active, from the counts per day of latest activity (migration
  * 040), or the few inactive a page starts from; a course with inactivity, its students less its active,
  * from the counts per course (041), and so a course with a completed, revoked or active state (043) and
- * such a state alone (042); other filters count
- * the matches, from the few people, enrollments or inactive students when they are few.
+ * such a state alone (042); other filters count the matches, from the few people, enrollments or inactive
+ * students when they are few.
  */
 export async function countMatchingStudents(
   scope: SiteScope,
