@@ -256,10 +256,11 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       '/api/admin/v1/students?courseId=crs_bench_1&inactiveDays=30&limit=100',
       '/api/admin/v1/students?state=completed&inactiveDays=30&limit=100',
       '/api/admin/v1/students?state=active&inactiveDays=30&limit=100',
-      // Inactivity with a state whose count depends on the moment, and with a course and a state.
+      // Inactivity with a state whose count depends on the moment, and with a course and each kind of state.
       '/api/admin/v1/students?state=expired&inactiveDays=30&limit=100',
       '/api/admin/v1/students?courseId=crs_bench_1&state=completed&inactiveDays=30&limit=100',
       '/api/admin/v1/students?courseId=crs_bench_1&state=active&inactiveDays=30&limit=100',
+      '/api/admin/v1/students?courseId=crs_bench_1&state=expired&inactiveDays=30&limit=100',
       // A common course and a state none of its enrollments is in.
       '/api/admin/v1/students?courseId=crs_bench_1&state=revoked&limit=100',
       `/api/admin/v1/analytics/overview?from=${yearAgo}&to=${today}`,

@@ -233,7 +233,7 @@ async function startOf(scope: SiteScope, filter: StudentFilter, now: number): Pr
       return 'enrolled';
   if (
     filter.inactiveDays !== undefined &&
-    (await atMostFew(scope, studentsByActivity(scope, now, filter.inactiveDays, 'inactive').limit(FEW_MATCHES + 1)))
+    (await atMostFew(scope, inactiveStudents(scope, now, filter.inactiveDays).limit(FEW_MATCHES + 1)))
   )
     return 'inactive';
   return 'students';
@@ -275,7 +275,7 @@ function repeatsStudents(start: Start, filter: StudentFilter): boolean {
 function startSet(scope: SiteScope, filter: StudentFilter, now: number, start: Start) {
   if (start === 'named') return peopleNamed(scope, filter.q ?? '');
   if (start === 'enrolled') return enrollmentsAsked(scope, filter, now).select('e.person_id as person_id');
-  if (start === 'inactive') return studentsByActivity(scope, now, filter.inactiveDays ?? 0, 'inactive');
+  if (start === 'inactive') return inactiveStudents(scope, now, filter.inactiveDays ?? 0);
   return undefined;
 }
 
@@ -367,16 +367,15 @@ function activeFrom(now: number, days: number): number {
 }
 
 /**
- * The site's students with (`active`) or without (`inactive`) learning activity in the last `days` days, as
- * `person_id`: a range of the index of their latest activity (migration 035), where every student has an
- * entry.
+ * The site's students without learning activity in the last `days` days, as `person_id`: a range of the
+ * index of their latest activity (migration 035), where every student has an entry.
  */
-function studentsByActivity(scope: SiteScope, now: number, days: number, side: 'active' | 'inactive') {
+function inactiveStudents(scope: SiteScope, now: number, days: number) {
   return scope.db
     .selectFrom('student_activity as a')
     .select('a.person_id')
     .where('a.site_id', '=', scope.siteId)
-    .where('a.last_activity_at', side === 'active' ? '>=' : '<', activeFrom(now, days));
+    .where('a.last_activity_at', '<', activeFrom(now, days));
 }
 
 /**
@@ -390,13 +389,22 @@ function keptStateColumn(state: 'completed' | 'revoked' | 'active'): 'completed'
   return state === 'active' ? 'open_for_good' : state;
 }
 
+/** Latest activity at or after a moment (`since`), or before it (`before`: never active included). */
+type Activity = { since: number } | { before: number };
+
 /**
- * Of the students whose access is timed only (none open for good), those whose timed access lasts beyond
- * `now` and whose latest activity is at or after `from`: a range of migration 034's partial index, each
- * student's latest activity by key. The active state's part that cannot be kept per day. In a course, its
- * timed enrollments that last beyond `now`, a range of migration 036's index (one enrollment per student).
+ * Of the students whose timed access lasts beyond `now` (`lasting`) or has ended by then (`ended`), those
+ * whose latest activity is as `activity` says, each one's latest activity by key. Both depend on the moment,
+ * so they cannot be kept per day. Lasting is the active state's part that the counts per day cannot hold:
+ * the students whose access is timed only (none open for good), a range of migration 034's partial index of
+ * their last end. Ended is the expired state: a range of 034's index of their first end, as long as the
+ * expired are many, which the state's total reads anyway. In a course, its timed enrollments by their end, a
+ * range of migration 036's index (one enrollment per student). Every row of the latest activity is a
+ * student's, so no role is looked up.
  */
-async function countTimedActiveSince(scope: SiteScope, from: number, now: number, courseId?: string): Promise<number> {
+async function countTimedAccess(scope: SiteScope, now: number, side: 'lasting' | 'ended', activity: Activity, courseId?: string) {
+  const ends = side === 'lasting' ? '>' : '<=';
+  const [op, at] = 'since' in activity ? (['>=', activity.since] as const) : (['<', activity.before] as const);
   if (courseId !== undefined) {
     // The literals are the partial index's condition, written as it is so SQLite matches it.
     const row = await scope.db
@@ -405,20 +413,20 @@ async function countTimedActiveSince(scope: SiteScope, from: number, now: number
       .where('e.site_id', '=', scope.siteId)
       .where('e.course_id', '=', courseId)
       .where(sql<boolean>`e.course_id is not null and e.revoked_at is null and e.lifetime_access = 0`)
-      .where('e.access_expires_at', '>', now)
-      .where('a.last_activity_at', '>=', from)
+      .where('e.access_expires_at', ends, now)
+      .where('a.last_activity_at', op, at)
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
-  // The literal is the partial index's condition, written as it is so SQLite matches it.
+  // The literals are the partial indexes' conditions, written as they are so SQLite matches them.
   const row = await scope.db
     .selectFrom('student_figures as f')
     .innerJoin('student_activity as a', (join) => join.onRef('a.site_id', '=', 'f.site_id').onRef('a.person_id', '=', 'f.person_id'))
     .where('f.site_id', '=', scope.siteId)
-    .where(sql<boolean>`f.open_for_good = 0`)
-    .where('f.timed_last_end', '>', now)
-    .where('a.last_activity_at', '>=', from)
+    .$if(side === 'lasting', (qb) => qb.where(sql<boolean>`f.open_for_good = 0`).where('f.timed_last_end', '>', now))
+    .$if(side === 'ended', (qb) => qb.where(sql<boolean>`f.timed_first_end is not null`).where('f.timed_first_end', '<=', now))
+    .where('a.last_activity_at', op, at)
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
@@ -466,7 +474,7 @@ async function countActiveStudents(scope: SiteScope, from: number, now: number, 
       .$if(courseId !== undefined || state !== undefined, (qb) => qb.where(holdsEnrollmentAsked(scope, among, now, 'a.person_id')))
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .executeTakeFirstOrThrow(),
-    state === 'active' ? countTimedActiveSince(scope, (firstDay + 1) * DAY_MS, now, courseId) : 0,
+    state === 'active' ? countTimedAccess(scope, now, 'lasting', { since: (firstDay + 1) * DAY_MS }, courseId) : 0,
   ]);
   return Number(later.n) + Number(dayOf.n) + timed;
 }
@@ -573,21 +581,14 @@ export async function countMatchingStudents(
   }
   const { start, few } = await (from ?? startingPoint(scope, filter, now));
   if (start === 'students' && inactiveDays !== undefined && alone && (courseId !== undefined || state !== undefined)) {
-    // Many inactive among many enrolled: those enrolled (counted as above) less the active among them. For a
-    // course, a completed, revoked or active state, or both, those are kept per day (041, 042, 043); for the
-    // expired state each active student's enrollments are asked by key, instead of asking every student
-    // both. Every row of the latest activity is a student's, so no role is looked up.
-    const among: ActiveAmong | undefined = state === 'expired' ? undefined : { courseId, state };
+    // Many inactive among many enrolled. The expired are a range of their access's ends: the inactive among
+    // them are counted as they are read. For a course, a completed, revoked or active state, or both, the
+    // total is those enrolled (counted as above) less the active among them, kept per day (041, 042, 043).
+    const since = activeFrom(now, inactiveDays);
+    if (state === 'expired') return countTimedAccess(scope, now, 'ended', { before: since }, courseId);
     const [enrolled, active] = await Promise.all([
       countMatchingStudents(scope, { courseId, state }, now),
-      among !== undefined
-        ? countActiveStudents(scope, activeFrom(now, inactiveDays), now, among)
-        : studentsByActivity(scope, now, inactiveDays, 'active')
-            .where(holdsEnrollmentAsked(scope, { courseId, state }, now, 'a.person_id'))
-            .clearSelect()
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-            .then((row) => Number(row.n)),
+      countActiveStudents(scope, since, now, { courseId, state }),
     ]);
     return enrolled - active;
   }

@@ -518,6 +518,72 @@ for (const dialect of DIALECTS) {
       expect(await countMatchingStudents(scope(), { state: 'revoked' }, NOW)).toBeLessThan(FEW_MATCHES);
     });
 
+    it('the expired state of many with inactivity, alone and in a course: pages and totals, the total a range of the expired by their end, each one’s latest activity by key', async () => {
+      // Every site_a enrollment given timed access, nine in ten ended yesterday and the rest ending tomorrow,
+      // in a transaction rolled back after: the expired then number more than FEW_MATCHES, alone and in crs_a,
+      // so the total is the expired students less the active among them. The lecturer's enrollment expires
+      // too and must count nowhere. In statements of 500, as above.
+      const undone = new Error('rolled back');
+      const run = s.db.transaction().execute(async (trx) => {
+        const ids = (await trx.selectFrom('enrollments').select('id').where('site_id', '=', 'site_a').orderBy('id').execute()).map(
+          (r) => r.id,
+        );
+        for (const [end, chosen] of [
+          [NOW - DAY, ids.filter((_, i) => i % 10 !== 0)],
+          [NOW + DAY, ids.filter((_, i) => i % 10 === 0)],
+        ] as const)
+          for (let i = 0; i < chosen.length; i += 500)
+            await trx
+              .updateTable('enrollments')
+              .set({ lifetime_access: 0, access_expires_at: end })
+              .where('id', 'in', chosen.slice(i, i + 500))
+              .execute();
+        const rows = await rowsOf(trx);
+        expect(rule(rows, { state: 'expired' }).length).toBeGreaterThan(FEW_MATCHES);
+        expect(rule(rows, { courseId: 'crs_a', state: 'expired' }).length).toBeGreaterThan(FEW_MATCHES);
+        for (const filter of SPANS.flatMap((inactiveDays) => [
+          { state: 'expired' as const, inactiveDays },
+          { courseId: 'crs_a', state: 'expired' as const, inactiveDays },
+          { courseId: 'crs_b', state: 'expired' as const, inactiveDays },
+        ])) {
+          const want = rule(rows, filter);
+          const { page, total } = await searchStudentsWithTotal({ db: trx, siteId: 'site_a' }, filter, { first: 100 }, NOW);
+          expect({ filter, total, first: page.edges.map((edge) => edge.node.id) }).toEqual({
+            filter,
+            total: want.length,
+            first: want.slice(0, 100),
+          });
+          expect(total).toBeGreaterThan(0);
+          expect(total).toBeLessThan(rule(rows, { courseId: filter.courseId, state: 'expired' }).length);
+        }
+        if (dialect === 'sqlite') {
+          const inCourse = (db: Kysely<Database>) =>
+            countMatchingStudents({ db, siteId: 'site_a' }, { courseId: 'crs_a', state: 'expired', inactiveDays: 30 }, NOW);
+          const course = await plansOf(trx, '"enrollments" as "e" inner join "student_activity"', inCourse);
+          expect(course).toHaveLength(1);
+          expect(course[0]).toMatch(
+            /^SEARCH e USING (COVERING )?INDEX enrollments_course_expiry_person \(site_id=\? AND course_id=\? AND access_expires_at<\?\)/,
+          );
+          expect(course[0]).toContain('SEARCH a USING PRIMARY KEY (site_id=? AND person_id=?)');
+          const alone = (db: Kysely<Database>) =>
+            countMatchingStudents({ db, siteId: 'site_a' }, { state: 'expired', inactiveDays: 30 }, NOW);
+          const site = await plansOf(trx, '"student_figures" as "f" inner join "student_activity"', alone);
+          expect(site).toHaveLength(1);
+          expect(site[0]).toMatch(
+            /^SEARCH f USING (COVERING )?INDEX student_figures_timed_first \(site_id=\? AND (timed_first_end>\? AND )?timed_first_end<\?\)/,
+          );
+          expect(site[0]).toContain('SEARCH a USING PRIMARY KEY (site_id=? AND person_id=?)');
+          // The active students are never walked to ask each for an expired enrollment (the one range of the latest
+          // activity read is the bounded look at whether the inactive are few, that picks where a page starts).
+          for (const count of [inCourse, alone])
+            for (const plan of await plansOf(trx, '"student_activity" as "a"', count)) expect(plan).not.toMatch(/last_activity_at>\?/);
+        }
+        throw undone;
+      });
+      await expect(run).rejects.toBe(undone);
+      expect(await countMatchingStudents(scope(), { state: 'expired' }, NOW)).toBe(0);
+    });
+
     if (dialect === 'sqlite') {
       it('many inactive: a page walks the students in order and asks each one’s latest activity by key', async () => {
         expect((await expected(s.db, { inactiveDays: 1 })).length).toBeGreaterThan(FEW_MATCHES);
