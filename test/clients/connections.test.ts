@@ -1,0 +1,136 @@
+// Revoking an app at a site (the admin's connections page) or one person's use of it (/account/apps): every
+// token of the app (or of that person and app) ends, access and refresh alike, and nothing else does; the
+// tokens are reached through the app's grants, by the tokens' index by grant, never by reading every token.
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeAppAtSite, withdrawPersonApp } from '../../src/clients/connections.js';
+import type { Database } from '../../src/storage/schema.js';
+import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
+import { plansOf } from '../helpers/sqlite-plans.js';
+
+const NOW = TEST_NOW;
+const LATER = NOW + 60_000;
+const LATER_CLOCK = { now: () => LATER };
+
+interface TokenSpec {
+  grant: string;
+  site: string;
+  client: string;
+  person: string;
+}
+
+/**
+ * site_a: app_x used by per_1 (two grants, one already revoked with a token left live under it) and per_2;
+ * app_y used by per_1. site_b: app_x used by per_1. Each grant holds one access and one refresh token.
+ */
+const GRANTS: Array<TokenSpec & { revoked?: boolean }> = [
+  { grant: 'grt_x1', site: 'site_a', client: 'app_x', person: 'per_1' },
+  { grant: 'grt_x1_old', site: 'site_a', client: 'app_x', person: 'per_1', revoked: true },
+  { grant: 'grt_x2', site: 'site_a', client: 'app_x', person: 'per_2' },
+  { grant: 'grt_y1', site: 'site_a', client: 'app_y', person: 'per_1' },
+  { grant: 'grt_bx1', site: 'site_b', client: 'app_x', person: 'per_1' },
+];
+
+async function seed(db: Kysely<Database>): Promise<void> {
+  await insertSite(db, { id: 'site_a', name: 'A', origin: 'http://a.test', variant: 'A' });
+  await insertSite(db, { id: 'site_b', name: 'B', origin: 'http://b.test', variant: 'A' });
+  await insertPerson(db, { id: 'per_1', email: 'one@a.test', name: 'One' });
+  await insertPerson(db, { id: 'per_2', email: 'two@a.test', name: 'Two' });
+  for (const g of GRANTS) {
+    await db
+      .insertInto('grants')
+      .values({
+        id: g.grant,
+        site_id: g.site,
+        client_id: g.client,
+        person_id: g.person,
+        scope: 'openid',
+        resource: '',
+        created_at: NOW,
+        revoked_at: g.revoked ? NOW : null,
+      })
+      .execute();
+    const token = {
+      site_id: g.site,
+      grant_id: g.grant,
+      client_id: g.client,
+      person_id: g.person,
+      scope: 'openid',
+      resource: '',
+      created_at: NOW,
+      expires_at: NOW + 3_600_000,
+    };
+    await db
+      .insertInto('access_tokens')
+      .values({ ...token, token_hash: `at_${g.grant}` })
+      .execute();
+    await db
+      .insertInto('refresh_tokens')
+      .values({ ...token, token_hash: `rt_${g.grant}`, replay_sealed: 'sealed', replay_until: NOW + 60_000 })
+      .execute();
+  }
+}
+
+/** Which grants' tokens are live, per table, and whether any ended refresh token still keeps its sealed replay. */
+async function liveTokens(db: Kysely<Database>) {
+  const access = await db.selectFrom('access_tokens').select('grant_id').where('revoked_at', 'is', null).orderBy('grant_id').execute();
+  const refresh = await db.selectFrom('refresh_tokens').select('grant_id').where('revoked_at', 'is', null).orderBy('grant_id').execute();
+  const sealedAfterEnd = await db
+    .selectFrom('refresh_tokens')
+    .select('grant_id')
+    .where('revoked_at', 'is not', null)
+    .where('replay_sealed', 'is not', null)
+    .execute();
+  return { access: access.map((r) => r.grant_id), refresh: refresh.map((r) => r.grant_id), sealedAfterEnd: sealedAfterEnd.length };
+}
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`revoking an app's tokens (${dialect})`, () => {
+    let s: SchoolStore;
+    beforeAll(async () => {
+      s = await openSchoolStore(dialect);
+      await seed(s.db);
+    }, 60_000);
+    afterAll(() => s?.close());
+
+    it('one person withdrawing an app ends only their tokens of it at this site, the ones under an ended grant included', async () => {
+      const ended = await withdrawPersonApp({ db: s.db, clock: LATER_CLOCK }, 'site_a', 'per_1', 'app_x');
+      expect(ended).toBe(1);
+      expect(await liveTokens(s.db)).toEqual({
+        access: ['grt_bx1', 'grt_x2', 'grt_y1'],
+        refresh: ['grt_bx1', 'grt_x2', 'grt_y1'],
+        sealedAfterEnd: 0,
+      });
+      const revokedAt = await s.db
+        .selectFrom('access_tokens')
+        .select('revoked_at')
+        .where('grant_id', '=', 'grt_x1')
+        .executeTakeFirstOrThrow();
+      expect(Number(revokedAt.revoked_at)).toBe(LATER);
+    });
+
+    it('an operator revoking an app ends every token of it at this site, and no other app’s or site’s', async () => {
+      const ended = await revokeAppAtSite({ db: s.db, clock: LATER_CLOCK }, 'site_a', 'app_x');
+      expect(ended).toBe(1);
+      expect(await liveTokens(s.db)).toEqual({ access: ['grt_bx1', 'grt_y1'], refresh: ['grt_bx1', 'grt_y1'], sealedAfterEnd: 0 });
+    });
+
+    if (dialect === 'sqlite') {
+      it('the tokens are reached by their index by grant, through the app’s grants, never by reading every token', async () => {
+        for (const revoke of [
+          (db: Kysely<Database>) => revokeAppAtSite({ db, clock: LATER_CLOCK }, 'site_a', 'app_y'),
+          (db: Kysely<Database>) => revokeAppAtSite({ db, clock: LATER_CLOCK }, 'site_a', 'app_y', 'per_1'),
+        ]) {
+          for (const table of ['access_tokens', 'refresh_tokens']) {
+            const plans = await plansOf(s.db, `update "${table}"`, revoke);
+            expect(plans).toHaveLength(1);
+            expect(plans[0]).toMatch(new RegExp(`^SEARCH ${table} USING INDEX ${table}_grant \\(grant_id=\\?\\)`));
+            expect(plans[0]).toContain('SEARCH grants USING INDEX grants_site_client (site_id=? AND client_id=?)');
+            expect(plans[0]).not.toMatch(/SCAN/);
+          }
+        }
+      });
+    }
+  });
+}
