@@ -43,6 +43,7 @@ import * as m040 from './migrations/040-student-activity-days.js';
 import * as m041 from './migrations/041-course-activity-days.js';
 import * as m042 from './migrations/042-student-state-days.js';
 import * as m043 from './migrations/043-course-state-days.js';
+import * as m044 from './migrations/044-grants-by-person.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '041-course-activity-days': m041,
   '042-student-state-days': m042,
   '043-course-state-days': m043,
+  '044-grants-by-person': m044,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -1,9 +1,10 @@
 // Revoking an app at a site (the admin's connections page) or one person's use of it (/account/apps): every
 // token of the app (or of that person and app) ends, access and refresh alike, and nothing else does; the
 // tokens are reached through the app's grants, by the tokens' index by grant, never by reading every token.
+// A person's apps, and their grants of one app, are read by migration 044's index of grants by person.
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeAppAtSite, withdrawPersonApp } from '../../src/clients/connections.js';
+import { personApps, revokeAppAtSite, withdrawPersonApp } from '../../src/clients/connections.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
@@ -116,20 +117,50 @@ for (const dialect of DIALECTS) {
       expect(await liveTokens(s.db)).toEqual({ access: ['grt_bx1', 'grt_y1'], refresh: ['grt_bx1', 'grt_y1'], sealedAfterEnd: 0 });
     });
 
+    it('a person’s apps at a site are their consents and live grants there, and no one else’s', async () => {
+      const apps = await personApps(s.db, 'site_a', 'per_2');
+      expect(apps.map((app) => [app.clientId, app.hasLiveGrant])).toEqual([]);
+      await s.db
+        .insertInto('grants')
+        .values({
+          id: 'grt_z2',
+          site_id: 'site_a',
+          client_id: 'app_z',
+          person_id: 'per_2',
+          scope: 'openid',
+          resource: '',
+          created_at: LATER,
+        })
+        .execute();
+      expect((await personApps(s.db, 'site_a', 'per_2')).map((app) => [app.clientId, app.hasLiveGrant])).toEqual([['app_z', true]]);
+      expect((await personApps(s.db, 'site_b', 'per_2')).map((app) => app.clientId)).toEqual([]);
+    });
+
     if (dialect === 'sqlite') {
-      it('the tokens are reached by their index by grant, through the app’s grants, never by reading every token', async () => {
-        for (const revoke of [
-          (db: Kysely<Database>) => revokeAppAtSite({ db, clock: LATER_CLOCK }, 'site_a', 'app_y'),
-          (db: Kysely<Database>) => revokeAppAtSite({ db, clock: LATER_CLOCK }, 'site_a', 'app_y', 'per_1'),
-        ]) {
+      it('the tokens are reached by their index by grant, through the app’s grants (one person’s by migration 044’s index), never by reading every token', async () => {
+        for (const [revoke, grants] of [
+          [
+            (db: Kysely<Database>) => revokeAppAtSite({ db, clock: LATER_CLOCK }, 'site_a', 'app_y'),
+            'SEARCH grants USING INDEX grants_site_client (site_id=? AND client_id=?)',
+          ],
+          [
+            (db: Kysely<Database>) => revokeAppAtSite({ db, clock: LATER_CLOCK }, 'site_a', 'app_y', 'per_1'),
+            'SEARCH grants USING INDEX grants_site_person (site_id=? AND person_id=? AND client_id=?)',
+          ],
+        ] as const) {
           for (const table of ['access_tokens', 'refresh_tokens']) {
             const plans = await plansOf(s.db, `update "${table}"`, revoke);
             expect(plans).toHaveLength(1);
             expect(plans[0]).toMatch(new RegExp(`^SEARCH ${table} USING INDEX ${table}_grant \\(grant_id=\\?\\)`));
-            expect(plans[0]).toContain('SEARCH grants USING INDEX grants_site_client (site_id=? AND client_id=?)');
+            expect(plans[0]).toContain(grants);
             expect(plans[0]).not.toMatch(/SCAN/);
           }
         }
+      });
+
+      it('a person’s apps read their own grants by migration 044’s index, not every grant of the site', async () => {
+        const plans = await plansOf(s.db, 'from "grants"', (db) => personApps(db, 'site_a', 'per_1'));
+        expect(plans).toEqual(['SEARCH grants USING INDEX grants_site_person (site_id=? AND person_id=?)']);
       });
     }
   });
