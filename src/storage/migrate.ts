@@ -44,6 +44,7 @@ import * as m041 from './migrations/041-course-activity-days.js';
 import * as m042 from './migrations/042-student-state-days.js';
 import * as m043 from './migrations/043-course-state-days.js';
 import * as m044 from './migrations/044-grants-by-person.js';
+import * as m045 from './migrations/045-sessions-by-person.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -91,6 +92,7 @@ const migrations: Record<string, Migration> = {
   '042-student-state-days': m042,
   '043-course-state-days': m043,
   '044-grants-by-person': m044,
+  '045-sessions-by-person': m045,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */
