@@ -1,7 +1,7 @@
 // The apps connected to a site (issue 11): which hold live grants, for whom, with what scopes, and the
 // revocations an operator or a member starts from the admin and account pages. A revocation ends every
 // grant and token in one transaction, then tells every node (storage/revocation-signals.ts).
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import type { RevocationSignals } from '../storage/revocation-signals.js';
 import type { Database } from '../storage/schema.js';
@@ -72,29 +72,54 @@ export interface Connection {
   lastGrantedAt: number;
 }
 
-/** Every app holding live grants at a site, most recently granted first. */
+/**
+ * The apps holding live grants at a site, with each one's distinct scope strings (`scopes`) and first three
+ * people by id (`names`), all stepped through migration 046's indexes of live grants: each step asks for the
+ * next value after the last one, one index seek, where a DISTINCT would read every grant (PostgreSQL never
+ * skips through an index by itself).
+ */
+function liveAppsStepwise(siteId: string) {
+  const minLive = (column: 'client_id' | 'scope' | 'person_id', condition: RawBuilder<unknown>) =>
+    sql`(select min(g.${sql.ref(column)}) from grants g where g.site_id = ${siteId} and g.revoked_at is null and ${condition})`;
+  // The first app is asked in the step's shape (`>= ''` holds for every id): asked as a plain min() over
+  // the site's grants, SQLite walked the index of all grants, revoked ones too, to the first live one.
+  return sql`with recursive apps(client_id) as (
+      select ${minLive('client_id', sql`g.client_id >= ''`)}
+      union all
+      select ${minLive('client_id', sql`g.client_id > apps.client_id`)} from apps where apps.client_id is not null
+    ), scopes(client_id, scope) as (
+      select a.client_id, ${minLive('scope', sql`g.client_id = a.client_id`)} from apps a where a.client_id is not null
+      union all
+      select s.client_id, ${minLive('scope', sql`g.client_id = s.client_id and g.scope > s.scope`)} from scopes s where s.scope is not null
+    ), names(client_id, person_id, n) as (
+      select a.client_id, ${minLive('person_id', sql`g.client_id = a.client_id`)}, 1 from apps a where a.client_id is not null
+      union all
+      select m.client_id, ${minLive('person_id', sql`g.client_id = m.client_id and g.person_id > m.person_id`)}, m.n + 1
+      from names m where m.n < 3 and m.person_id is not null
+    )`;
+}
+
+/**
+ * Every app holding live grants at a site, most recently granted first. Only an app's count of people reads
+ * its live grants one by one, from the index of their people; the rest are index seeks (100,000 grants at a
+ * site: 250 ms on SQLite before migration 046).
+ */
 export async function listConnections(db: Kysely<Database>, siteId: string): Promise<Connection[]> {
-  const live = db.selectFrom('grants').where('site_id', '=', siteId).where('revoked_at', 'is', null);
+  const ofApp = sql`g.site_id = ${siteId} and g.client_id = a.client_id and g.revoked_at is null`;
+  const stepwise = liveAppsStepwise(siteId);
   const [totals, scopes, names] = await Promise.all([
-    live
-      .select([
-        'client_id',
-        sql<number>`count(distinct person_id)`.as('people'),
-        (eb) => eb.fn.min('created_at').as('first'),
-        (eb) => eb.fn.max('created_at').as('last'),
-      ])
-      .groupBy('client_id')
-      .execute(),
-    live.select(['client_id', 'scope']).groupBy(['client_id', 'scope']).execute(),
-    // Three names per app, in one query (a window over the distinct people of each app).
-    sql<{ client_id: string; id: string; name: string; email: string }>`
-      select r.client_id, p.id, p.name, p.email from (
-        select client_id, person_id, row_number() over (partition by client_id order by person_id) as n
-        from (select distinct client_id, person_id from grants where site_id = ${siteId} and revoked_at is null) d
-      ) r join people p on p.id = r.person_id where r.n <= 3 order by r.client_id, p.name`.execute(db),
+    sql<{ client_id: string; people: number | string; first: number | string; last: number | string }>`${stepwise}
+      select a.client_id,
+        (select count(*) from (select distinct g.person_id from grants g where ${ofApp}) d) as people,
+        (select min(g.created_at) from grants g where ${ofApp}) as first,
+        (select max(g.created_at) from grants g where ${ofApp}) as last
+      from apps a where a.client_id is not null`.execute(db),
+    sql<{ client_id: string; scope: string }>`${stepwise} select client_id, scope from scopes where scope is not null`.execute(db),
+    sql<{ client_id: string; id: string; name: string; email: string }>`${stepwise}
+      select m.client_id, p.id, p.name, p.email from names m join people p on p.id = m.person_id order by m.client_id, p.name`.execute(db),
   ]);
   const scopesOf = new Map<string, Set<string>>();
-  for (const row of scopes) {
+  for (const row of scopes.rows) {
     const set = scopesOf.get(row.client_id) ?? new Set<string>();
     for (const s of row.scope.split(' ')) if (s) set.add(s);
     scopesOf.set(row.client_id, set);
@@ -102,7 +127,7 @@ export async function listConnections(db: Kysely<Database>, siteId: string): Pro
   const namesOf = new Map<string, Connection['somePeople']>();
   for (const row of names.rows)
     namesOf.set(row.client_id, [...(namesOf.get(row.client_id) ?? []), { id: row.id, name: row.name, email: row.email }]);
-  return totals
+  return totals.rows
     .map((t) => ({
       clientId: t.client_id,
       people: Number(t.people),
