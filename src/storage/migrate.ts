@@ -46,6 +46,7 @@ import * as m043 from './migrations/043-course-state-days.js';
 import * as m044 from './migrations/044-grants-by-person.js';
 import * as m045 from './migrations/045-sessions-by-person.js';
 import * as m046 from './migrations/046-live-grants-by-app.js';
+import * as m047 from './migrations/047-members-by-time.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -95,6 +96,7 @@ const migrations: Record<string, Migration> = {
   '044-grants-by-person': m044,
   '045-sessions-by-person': m045,
   '046-live-grants-by-app': m046,
+  '047-members-by-time': m047,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */
