@@ -34,29 +34,45 @@ export interface CommentFilter {
 
 type CommentsEb = ExpressionBuilder<Database & { c: Database['comments'] }, 'c'>;
 
-/** Whether a staff member of the site has replied in the thread of comment `c` (its own root or it). */
-function answeredBy(eb: CommentsEb) {
-  return eb.exists(
-    eb
-      .selectFrom('comments as reply')
-      .innerJoin('site_roles as sr', (join) => join.onRef('sr.person_id', '=', 'reply.person_id').onRef('sr.site_id', '=', 'reply.site_id'))
-      .select('reply.id')
-      .whereRef('reply.root_id', '=', 'c.id')
-      .where('sr.role', 'in', STAFF),
-  );
+/** A staff member's reply in the thread of comment `c` (its own root or it), if any. */
+function staffReply(eb: CommentsEb) {
+  return eb
+    .selectFrom('comments as reply')
+    .innerJoin('site_roles as sr', (join) => join.onRef('sr.person_id', '=', 'reply.person_id').onRef('sr.site_id', '=', 'reply.site_id'))
+    .select('reply.id')
+    .whereRef('reply.root_id', '=', 'c.id')
+    .where('sr.role', 'in', STAFF);
+}
+
+/**
+ * Whether a staff member of the site has replied in the thread of comment `c` (`is not`) or no one has
+ * (`is`). Scalar subqueries, each a thread's few replies by key: as EXISTS, PostgreSQL read every staff
+ * reply of the site into a hashed set for a page's column, and as NOT EXISTS it made them an anti-join
+ * compared once per thread read (160 ms for a page at 100,000 comments).
+ */
+function staffReplied(eb: CommentsEb, answered: 'is not' | 'is') {
+  return eb(staffReply(eb).limit(1), answered, null);
 }
 
 const LIST = 'operator_comments';
+
+/** The filter's conditions on a comment `c`, the waiting threads' aside. */
+function narrowedBy(filter: CommentFilter) {
+  return (eb: CommentsEb) =>
+    eb.and([
+      ...(filter.courseId !== undefined ? [eb('c.course_id', '=', filter.courseId)] : []),
+      ...(filter.lectureId !== undefined ? [eb('c.lecture_id', '=', filter.lectureId)] : []),
+      ...(filter.postId !== undefined ? [eb('c.post_id', '=', filter.postId)] : []),
+      ...(filter.since !== undefined ? [eb('c.created_at', '>=', filter.since)] : []),
+    ]);
+}
 
 function matching(scope: SiteScope, filter: CommentFilter) {
   return scope.db
     .selectFrom('comments as c')
     .where('c.site_id', '=', scope.siteId)
-    .$if(filter.courseId !== undefined, (qb) => qb.where('c.course_id', '=', filter.courseId ?? ''))
-    .$if(filter.lectureId !== undefined, (qb) => qb.where('c.lecture_id', '=', filter.lectureId ?? ''))
-    .$if(filter.postId !== undefined, (qb) => qb.where('c.post_id', '=', filter.postId ?? ''))
-    .$if(filter.since !== undefined, (qb) => qb.where('c.created_at', '>=', filter.since ?? 0))
-    .$if(filter.unanswered === true, (qb) => qb.where('c.root_id', 'is', null).where((eb) => eb.not(answeredBy(eb))));
+    .where(narrowedBy(filter))
+    .$if(filter.unanswered === true, (qb) => qb.where('c.root_id', 'is', null).where((eb) => staffReplied(eb, 'is')));
 }
 
 function columns(scope: SiteScope) {
@@ -70,18 +86,19 @@ function columns(scope: SiteScope) {
     'c.body' as const,
     'c.created_at' as const,
     eb.selectFrom('people as p').select('p.name').whereRef('p.id', '=', 'c.person_id').as('author_name'),
-    eb
-      .exists(
-        eb
-          .selectFrom('site_roles as sr')
-          .select('sr.person_id')
-          .whereRef('sr.person_id', '=', 'c.person_id')
-          .where('sr.site_id', '=', scope.siteId)
-          .where('sr.role', 'in', STAFF),
-      )
-      .as('author_is_staff'),
+    eb(
+      eb
+        .selectFrom('site_roles as sr')
+        .select('sr.person_id')
+        .whereRef('sr.person_id', '=', 'c.person_id')
+        .where('sr.site_id', '=', scope.siteId)
+        .where('sr.role', 'in', STAFF)
+        .limit(1),
+      'is not',
+      null,
+    ).as('author_is_staff'),
     eb.selectFrom('comments as reply').select(sql<number>`count(*)`.as('n')).whereRef('reply.root_id', '=', 'c.id').as('reply_count'),
-    answeredBy(eb).as('answered'),
+    staffReplied(eb, 'is not').as('answered'),
   ];
 }
 
@@ -136,11 +153,49 @@ export async function listComments(scope: SiteScope, filter: CommentFilter, requ
   return toPage(LIST, (rows as Row[]).map(toRecord), size, (c) => ({ sort: c.createdAt, id: c.id }));
 }
 
+/**
+ * How many comments match. The threads still waiting are the first comments matching the filter less those
+ * a staff member here replied to, and the replies are found from the staff (048's index of comments by
+ * person): asked of each first comment, the count read every thread of the site (100 ms at 100,000 comments
+ * on SQLite).
+ */
 export async function countComments(scope: SiteScope, filter: CommentFilter): Promise<number> {
-  const row = await matching(scope, filter)
+  if (filter.unanswered !== true) {
+    const row = await matching(scope, filter)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+  const threads = scope.db
+    .selectFrom('comments as c')
+    .where('c.site_id', '=', scope.siteId)
+    .where('c.root_id', 'is', null)
+    .where(narrowedBy(filter))
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  // The threads the staff replied to, from their replies, then each thread by key (a CROSS JOIN fixes that
+  // order on SQLite) to meet the filter.
+  const repliedTo = scope.db
+    .selectFrom('site_roles as sr')
+    .crossJoin('comments as reply')
+    .where('sr.site_id', '=', scope.siteId)
+    .where('sr.role', 'in', STAFF)
+    .where('reply.site_id', '=', scope.siteId)
+    .whereRef('reply.person_id', '=', 'sr.person_id')
+    .where('reply.root_id', 'is not', null)
+    .select('reply.root_id as id')
+    .distinct();
+  const answered = scope.db
+    .selectFrom(repliedTo.as('a'))
+    .crossJoin('comments as c')
+    .whereRef('c.id', '=', 'a.id')
+    .where('c.site_id', '=', scope.siteId)
+    .where('c.root_id', 'is', null)
+    .where(narrowedBy(filter))
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  const [all, done] = await Promise.all([threads, answered]);
+  return Number(all.n) - Number(done.n);
 }
 
 /** The thread a comment belongs to, first comment first; null when the site has no such comment. */

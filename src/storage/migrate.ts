@@ -47,6 +47,7 @@ import * as m044 from './migrations/044-grants-by-person.js';
 import * as m045 from './migrations/045-sessions-by-person.js';
 import * as m046 from './migrations/046-live-grants-by-app.js';
 import * as m047 from './migrations/047-members-by-time.js';
+import * as m048 from './migrations/048-comments-by-person.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -97,6 +98,7 @@ const migrations: Record<string, Migration> = {
   '045-sessions-by-person': m045,
   '046-live-grants-by-app': m046,
   '047-members-by-time': m047,
+  '048-comments-by-person': m048,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */
