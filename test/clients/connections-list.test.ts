@@ -4,6 +4,7 @@
 // indexes of live grants, never by reading every grant of the site.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Connection, listConnections } from '../../src/clients/connections.js';
+import type { GrantsTable } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
 import { plansOf } from '../helpers/sqlite-plans.js';
@@ -11,23 +12,12 @@ import { plansOf } from '../helpers/sqlite-plans.js';
 const SCOPES = ['openid account:read', 'openid profile', 'openid courses:read account:read'];
 const PEOPLE = 9;
 
-interface GrantRow {
-  id: string;
-  site_id: string;
-  client_id: string;
-  person_id: string;
-  scope: string;
-  resource: string;
-  created_at: number;
-  revoked_at: number | null;
-}
-
 /**
  * site_a: app_1 with every person, some twice, some grants revoked; app_2 with a few; app_3 whose only
  * grants are revoked. site_b: app_1 with one person. Names sort differently from ids.
  */
-function grantRows(): GrantRow[] {
-  const rows: GrantRow[] = [];
+function grantRows(): GrantsTable[] {
+  const rows: GrantsTable[] = [];
   const add = (site: string, client: string, person: number, k: number, revoked: boolean) =>
     rows.push({
       id: `grt_${site}_${client}_${person}_${k}`,
@@ -50,7 +40,7 @@ function grantRows(): GrantRow[] {
 }
 
 /** The rule, from the rows: live grants of the site grouped by app. */
-function expected(rows: GrantRow[], siteId: string, names: Map<string, string>): Connection[] {
+function expected(rows: GrantsTable[], siteId: string, names: Map<string, string>): Connection[] {
   const live = rows.filter((r) => r.site_id === siteId && r.revoked_at === null);
   const apps = [...new Set(live.map((r) => r.client_id))];
   return apps

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommentFilter, countComments, listComments } from '../../src/school/comments.repository.js';
+import type { CommentsTable } from '../../src/storage/school-schema.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import {
@@ -21,25 +22,13 @@ import { plansOf } from '../helpers/sqlite-plans.js';
 
 const MINUTE = 60_000;
 
-interface CommentRow {
-  id: string;
-  site_id: string;
-  person_id: string;
-  course_id: string | null;
-  lecture_id: null;
-  post_id: null;
-  root_id: string | null;
-  body: string;
-  created_at: number;
-}
-
 /** Who is staff at site_a: per_owner, per_lect (also a student), per_admin. per_other is staff at site_b only. */
 const STAFF_AT_A = new Set(['per_owner', 'per_lect', 'per_admin']);
 const STUDENTS = ['per_s1', 'per_s2', 'per_s3', 'per_lect'];
 
 /** Twenty threads at site_a in two courses and none, replied to by students, staff, and staff of site_b. */
-function commentRows(): CommentRow[] {
-  const rows: CommentRow[] = [];
+function commentRows(): CommentsTable[] {
+  const rows: CommentsTable[] = [];
   const repliers = ['per_s2', 'per_owner', 'per_other', 'per_lect', 'per_s3', 'per_admin', 'per_s1'];
   for (let t = 0; t < 20; t++) {
     const id = `cmt_${String(t).padStart(2, '0')}`;
@@ -96,7 +85,7 @@ function commentRows(): CommentRow[] {
 }
 
 /** The rule, from the rows: site_a's first comments matching the filter that no staff member here replied to, newest first. */
-function waiting(rows: CommentRow[], filter: CommentFilter): string[] {
+function waiting(rows: CommentsTable[], filter: CommentFilter): string[] {
   return rows
     .filter((r) => r.site_id === 'site_a' && r.root_id === null)
     .filter((r) => filter.courseId === undefined || r.course_id === filter.courseId)
@@ -106,7 +95,7 @@ function waiting(rows: CommentRow[], filter: CommentFilter): string[] {
     .map((r) => r.id);
 }
 
-async function seed(db: Kysely<Database>, rows: CommentRow[]): Promise<void> {
+async function seed(db: Kysely<Database>, rows: CommentsTable[]): Promise<void> {
   await insertSite(db, { id: 'site_a', name: 'A', origin: 'http://a.test', variant: 'A' });
   await insertSite(db, { id: 'site_b', name: 'B', origin: 'http://b.test', variant: 'A' });
   for (const id of ['per_owner', 'per_lect', 'per_admin', 'per_other', 'per_s1', 'per_s2', 'per_s3'])
