@@ -5,7 +5,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../storage/schema.js';
 import { type Page, type PageRequest, pageQuery, toPage } from '../school/paging.js';
 import type { SiteScope } from '../school/scope.js';
-import { ROLES, type Role } from './people.repository.js';
+import { ROLES, type Role, STAFF_ROLES } from './people.repository.js';
 
 export interface Member {
   id: string;
@@ -123,13 +123,10 @@ export async function pageMembers(scope: SiteScope, role: Role | undefined, requ
   return toPage(LIST, members, size, (m) => ({ sort: since.get(m.id) ?? m.memberSince, id: m.id }), rows.length > size);
 }
 
-/** The roles a person holding two or more roles here holds at least one of: every role but the students'. */
-const STAFF_ROLES = ROLES.filter((r) => r !== 'student');
-
 /**
  * How many people hold a role here (or `role`). A role's count is kept by 004's triggers (one row per
  * person and role). All roles' is their sum less each person's roles after their first, and a person with
- * more than one role holds a staff role, so those are found from the staff, not from the students.
+ * more than one role holds a staff role (every role but the students'), so those are found from the staff.
  */
 export async function countMembers(scope: SiteScope, role: Role | undefined): Promise<number> {
   const counted = scope.db

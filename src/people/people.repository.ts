@@ -10,6 +10,8 @@ export type Role = SiteRolesTable['role'];
 export const ROLES: readonly Role[] = ['owner', 'admin', 'lecturer', 'student'];
 /** Roles that operate a site: only they may authorize operator clients (SPEC 5.2). */
 export const OPERATOR_ROLES: readonly Role[] = ['owner', 'admin'];
+/** The school's staff: every role but the students'. Their replies answer a comment's thread. */
+export const STAFF_ROLES: readonly Role[] = ['owner', 'admin', 'lecturer'];
 
 export interface Person {
   id: string;

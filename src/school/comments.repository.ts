@@ -3,11 +3,10 @@
 // school's staff (owner, admin or lecturer here) has answered. A thread is its first comment and the
 // replies that name it, read in one query.
 import { type ExpressionBuilder, sql } from 'kysely';
+import { STAFF_ROLES } from '../people/people.repository.js';
 import type { Database } from '../storage/schema.js';
 import { type Page, type PageRequest, pageQuery, toPage } from './paging.js';
 import type { SiteScope } from './scope.js';
-
-const STAFF = ['owner', 'admin', 'lecturer'] as const;
 
 export interface CommentRecord {
   id: string;
@@ -41,7 +40,7 @@ function staffReply(eb: CommentsEb) {
     .innerJoin('site_roles as sr', (join) => join.onRef('sr.person_id', '=', 'reply.person_id').onRef('sr.site_id', '=', 'reply.site_id'))
     .select('reply.id')
     .whereRef('reply.root_id', '=', 'c.id')
-    .where('sr.role', 'in', STAFF);
+    .where('sr.role', 'in', STAFF_ROLES);
 }
 
 /**
@@ -92,7 +91,7 @@ function columns(scope: SiteScope) {
         .select('sr.person_id')
         .whereRef('sr.person_id', '=', 'c.person_id')
         .where('sr.site_id', '=', scope.siteId)
-        .where('sr.role', 'in', STAFF)
+        .where('sr.role', 'in', STAFF_ROLES)
         .limit(1),
       'is not',
       null,
@@ -179,7 +178,7 @@ export async function countComments(scope: SiteScope, filter: CommentFilter): Pr
     .selectFrom('site_roles as sr')
     .crossJoin('comments as reply')
     .where('sr.site_id', '=', scope.siteId)
-    .where('sr.role', 'in', STAFF)
+    .where('sr.role', 'in', STAFF_ROLES)
     .where('reply.site_id', '=', scope.siteId)
     .whereRef('reply.person_id', '=', 'sr.person_id')
     .where('reply.root_id', 'is not', null)
