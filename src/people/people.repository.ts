@@ -10,8 +10,11 @@ export type Role = SiteRolesTable['role'];
 export const ROLES: readonly Role[] = ['owner', 'admin', 'lecturer', 'student'];
 /** Roles that operate a site: only they may authorize operator clients (SPEC 5.2). */
 export const OPERATOR_ROLES: readonly Role[] = ['owner', 'admin'];
-/** The school's staff: every role but the students'. Their replies answer a comment's thread. */
-export const STAFF_ROLES: readonly Role[] = ['owner', 'admin', 'lecturer'];
+/**
+ * The school's staff: every role but the students'. Their replies answer a comment's thread, and a person
+ * holding two roles holds one of them (the members' count relies on it), so it is derived, not listed.
+ */
+export const STAFF_ROLES: readonly Role[] = ROLES.filter((role) => role !== 'student');
 
 export interface Person {
   id: string;
