@@ -83,21 +83,39 @@ function toolSchemas(operation: Operation): ToolSchemas {
   return schemas;
 }
 
+/**
+ * A tool call's result and, when it holds structured content, that content's JSON as its first text block
+ * holds it: the answer is written with it (answer-json.ts) rather than serializing the object again.
+ */
+export interface ToolOutcome {
+  result: CallToolResult;
+  structuredJson?: string;
+}
+
 /** The first step of a confirming call: nothing changes; the preview and a token bound to these arguments. */
-async function previewCall(operation: Operation, ctx: OperationContext, args: Record<string, unknown>, options: McpServerOptions) {
+async function previewCall(
+  operation: Operation,
+  ctx: OperationContext,
+  args: Record<string, unknown>,
+  options: McpServerOptions,
+): Promise<ToolOutcome> {
   const preview = await operation.preview(ctx, args, { parsed: true });
   const { token, expiresAt } = options.confirmations.issue(ctx, { operation: operation.name, args });
   const structured = { confirmationRequired: true, preview, confirmationToken: token, expiresAt: new Date(expiresAt).toISOString() };
   const text =
     `Nothing has changed yet. ${preview.summary} To go ahead, call ${operation.name} again with the same arguments and ` +
     `confirmationToken "${token}" (once, within ${CONFIRMATION_TTL_MS / 60_000} minutes). Ask the user first if they have not said so.`;
+  const structuredJson = JSON.stringify(structured);
   // The JSON first (MCP "Structured content" backwards compatibility), then the same in words.
   return {
-    content: [
-      { type: 'text' as const, text: JSON.stringify(structured) },
-      { type: 'text' as const, text },
-    ],
-    structuredContent: structured,
+    result: {
+      content: [
+        { type: 'text' as const, text: structuredJson },
+        { type: 'text' as const, text },
+      ],
+      structuredContent: structured,
+    },
+    structuredJson,
   };
 }
 
@@ -126,7 +144,7 @@ export async function callTool(
   ctx: OperationContext,
   args: unknown,
   options: McpServerOptions & Pick<ToolCallContext, 'logFault'>,
-): Promise<CallToolResult> {
+): Promise<ToolOutcome> {
   try {
     let output: Record<string, unknown>;
     if (operation.confirms) {
@@ -138,14 +156,17 @@ export async function callTool(
       output = await operation.run(ctx, args, { parsed: true });
     }
     // MCP 2025-06-18 "Structured content": a tool with structured output SHOULD also return it as text.
-    return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
+    const structuredJson = JSON.stringify(output);
+    return { result: { content: [{ type: 'text', text: structuredJson }], structuredContent: output }, structuredJson };
   } catch (error) {
-    if (error instanceof OperationError) return toolError(error.message);
+    if (error instanceof OperationError) return { result: toolError(error.message) };
     options.logFault(error, operation.name);
-    return toolError(
-      `${operation.name} could not be completed because of a fault on the school's side, not in your request. ` +
-        'Try the same call again in a moment.',
-    );
+    return {
+      result: toolError(
+        `${operation.name} could not be completed because of a fault on the school's side, not in your request. ` +
+          'Try the same call again in a moment.',
+      ),
+    };
   }
 }
 
@@ -182,11 +203,16 @@ export function buildMcpServer(site: Site, caller: Caller, options: McpServerOpt
         ...toolSchemas(operation),
         annotations: { title: operation.title, ...operation.annotations },
       },
-      (args, extra) => {
+      async (args, extra) => {
         const call = transport.contextOf(extra.requestId);
         // Unreachable while the transport holds the request; a refusal is safer than a call without a caller.
         if (call === undefined) return toolError(`${operation.name} could not be completed: the request ended. Try again.`);
-        return callTool(operation, call.ctx, args, { confirmations: options.confirmations, logFault: call.logFault });
+        const { result, structuredJson } = await callTool(operation, call.ctx, args, {
+          confirmations: options.confirmations,
+          logFault: call.logFault,
+        });
+        if (structuredJson !== undefined) transport.keepStructuredJson(extra.requestId, structuredJson);
+        return result;
       },
     );
   }

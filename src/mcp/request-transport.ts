@@ -10,17 +10,10 @@
 // ids, so one client can never answer, cancel or read another's call. An answer of -32603 to params that
 // do not fit their method leaves as -32602 (invalid-params.ts).
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type {
-  JSONRPCErrorResponse,
-  JSONRPCMessage,
-  JSONRPCRequest,
-  JSONRPCResultResponse,
-  RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { answerJson, type JsonRpcAnswer } from './answer-json.js';
 import { invalidParams } from './invalid-params.js';
 import { INTERNAL_ERROR, INVALID_PARAMS } from './json-rpc.js';
-
-export type JsonRpcAnswer = JSONRPCResultResponse | JSONRPCErrorResponse;
 
 /**
  * Whether a message the server sends is an answer (JSON-RPC 2.0 section 5: a response carries a result or
@@ -36,10 +29,15 @@ interface InFlight<C> {
   request: JSONRPCRequest;
   clientId: RequestId;
   context: C;
-  answer(message: JsonRpcAnswer): void;
+  /** The JSON of the tool's structured content, as its text block already holds it (answer-json.ts). */
+  structuredJson?: string;
+  answer(json: string): void;
 }
 
-/** Carries one HTTP request's JSON-RPC requests to a server and their answers back; C is what a handler may need of the request. */
+/**
+ * Carries one HTTP request's JSON-RPC requests to a server and their answers back, as JSON text; C is what a
+ * handler may need of the request.
+ */
 export class RequestTransport<C> implements Transport {
   onmessage?: Transport['onmessage'];
   onclose?: () => void;
@@ -51,7 +49,12 @@ export class RequestTransport<C> implements Transport {
 
   async close(): Promise<void> {
     for (const [id, call] of this.inFlight) {
-      call.answer({ jsonrpc: '2.0', id: call.clientId, error: { code: INTERNAL_ERROR, message: 'Internal error: the server closed.' } });
+      const closed: JsonRpcAnswer = {
+        jsonrpc: '2.0',
+        id: call.clientId,
+        error: { code: INTERNAL_ERROR, message: 'Internal error: the server closed.' },
+      };
+      call.answer(answerJson(closed, undefined));
       this.inFlight.delete(id);
     }
     this.onclose?.();
@@ -68,13 +71,13 @@ export class RequestTransport<C> implements Transport {
     if ('error' in message && message.error.code === INTERNAL_ERROR) {
       const invalid = invalidParams(call.request);
       if (invalid !== undefined)
-        return call.answer({ jsonrpc: '2.0', id: call.clientId, error: { code: INVALID_PARAMS, message: invalid } });
+        return call.answer(answerJson({ jsonrpc: '2.0', id: call.clientId, error: { code: INVALID_PARAMS, message: invalid } }, undefined));
     }
-    call.answer({ ...message, id: call.clientId });
+    call.answer(answerJson({ ...message, id: call.clientId }, call.structuredJson));
   }
 
-  /** Hands one request to the server; resolves with its answer under the client's id. */
-  request(message: JSONRPCRequest, context: C): Promise<JsonRpcAnswer> {
+  /** Hands one request to the server; resolves with the JSON of its answer under the client's id. */
+  request(message: JSONRPCRequest, context: C): Promise<string> {
     const onmessage = this.onmessage;
     if (onmessage === undefined) return Promise.reject(new Error('the MCP server is not connected'));
     this.lastId = this.lastId >= Number.MAX_SAFE_INTEGER ? 1 : this.lastId + 1;
@@ -83,6 +86,15 @@ export class RequestTransport<C> implements Transport {
       this.inFlight.set(id, { request: message, clientId: message.id, context, answer });
       onmessage({ ...message, id });
     });
+  }
+
+  /**
+   * Keeps the JSON a tool wrote of its structured content, to write the answer with (answer-json.ts). Only the
+   * tool handler of that request calls it, with `JSON.stringify` of the very object it returns.
+   */
+  keepStructuredJson(id: RequestId, json: string): void {
+    const call = typeof id === 'number' ? this.inFlight.get(id) : undefined;
+    if (call !== undefined) call.structuredJson = json;
   }
 
   /** What the HTTP request behind a server-side request id carries (a tool handler's caller, site and log). */

@@ -107,6 +107,40 @@ for (const dialect of DIALECTS) {
       ]);
     });
 
+    it('writes each tool answer of a batch with structured content equal to its text block, and other answers as they are', async () => {
+      const ping = { jsonrpc: '2.0', id: 'p', method: 'ping' };
+      const calls = [
+        toolCall('search_courses', { query: 'design' }, 'a'),
+        toolCall('get_course', { slug: 'no-such-course' }, 2),
+        toolCall('get_school', {}, 3),
+        ping,
+      ];
+      const res = await fetch(`${server.academy}/mcp`, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2025-03-26',
+        },
+        body: JSON.stringify(calls),
+      });
+      expect(res.status).toBe(200);
+      const answers = JSON.parse(await res.text()) as Array<{
+        id: string | number;
+        result: { content?: Array<{ type: string; text: string }>; structuredContent?: unknown; isError?: boolean };
+      }>;
+      expect(answers.map((a) => a.id)).toEqual(['a', 2, 3, 'p']);
+      const [search, missing, school, pong] = answers;
+      for (const answer of [search, school]) {
+        expect(answer?.result.structuredContent).toBeDefined();
+        expect(JSON.parse(answer?.result.content?.[0]?.text ?? 'null')).toEqual(answer?.result.structuredContent);
+      }
+      expect(search?.result.structuredContent).toMatchObject({ total: expect.any(Number), items: expect.any(Array) });
+      expect(missing?.result).toMatchObject({ isError: true });
+      expect(missing?.result.structuredContent).toBeUndefined();
+      expect(pong).toEqual({ jsonrpc: '2.0', id: 'p', result: {} });
+    });
+
     it('accepts notifications alone with 202 and no body', async () => {
       const answer = await mcpPost(server.academy, { jsonrpc: '2.0', method: 'notifications/initialized' });
       expect(answer.status).toBe(202);

@@ -8,7 +8,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { INTERNAL_ERROR, jsonRpcError, PARSE_ERROR, requestIdOf, SERVER_ERROR, toolCallsIn } from '../../mcp/json-rpc.js';
 import type { ToolCallContext } from '../../mcp/mcp-server.js';
 import { readPost } from '../../mcp/post-messages.js';
-import type { JsonRpcAnswer } from '../../mcp/request-transport.js';
 import { McpServerPool } from '../../mcp/server-pool.js';
 import { PATHS } from '../../oauth/discovery.js';
 import type { BearerToken } from '../../oauth/bearer.js';
@@ -191,7 +190,7 @@ async function handlePost(
   };
   const logFault = (err: unknown, tool: string) => request.log.error({ err, tool }, 'mcp tool fault');
   const call: ToolCallContext = { ctx, logFault };
-  let answers: JsonRpcAnswer[];
+  let answers: string[];
   try {
     const server = await pool.serverFor(site, caller);
     answers = await Promise.all(post.requests.map((message) => server.transport.request(message, call)));
@@ -205,7 +204,7 @@ async function handlePost(
     .code(200)
     .header('cache-control', 'no-store')
     .type('application/json')
-    .send(post.batch ? answers : answers[0]);
+    .send(post.batch ? `[${answers.join(',')}]` : answers[0]);
 }
 
 export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
