@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { setBounded } from '../kernel/bounded-map.js';
+import { DAY_MS, dayNumber, dayString, weekdayOf } from '../kernel/calendar-days.js';
 import type { Database } from '../storage/schema.js';
 
 export const monthOf = (day: string) => day.slice(0, 7);
@@ -50,14 +51,10 @@ export function withBit(map: Uint8Array, bit: number): Uint8Array {
   return out;
 }
 
-const DAY_MS = 86_400_000;
-const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
-const dayString = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
-
 /** The week a day falls in, named by its Monday: `W2026-11-23`. */
 export function weekOf(day: string): string {
   const n = dayNumber(day);
-  return `W${dayString(n - ((new Date(n * DAY_MS).getUTCDay() + 6) % 7))}`;
+  return `W${dayString(n - weekdayOf(n))}`;
 }
 
 /**
@@ -88,7 +85,7 @@ function periodsCovering(from: string, to: string): string[] {
   };
   while (n <= last) {
     const day = dayString(n);
-    const monday = (new Date(n * DAY_MS).getUTCDay() + 6) % 7 === 0;
+    const monday = weekdayOf(n) === 0;
     if (day.endsWith('-01') && monthEnd(n) <= last) {
       periods.push(monthOf(day));
       n = monthEnd(n) + 1;

@@ -2,7 +2,8 @@
 // `from` to the one holding `to`, and each day's place among them, as worked out day by day from the
 // definition of a bucket (the day itself, the Monday of its week, the 1st of its month).
 import { describe, expect, it } from 'vitest';
-import { bucketOf, buckets, dayNumber, dayString } from '../../src/school/analytics.repository.js';
+import { dayNumber, dayString } from '../../src/kernel/calendar-days.js';
+import { bucketOf, buckets } from '../../src/school/analytics.repository.js';
 
 describe('time series buckets', () => {
   it('starts each bucket where the definition does and places every day of the range in its own bucket, across weeks, months, years and 1970', () => {

@@ -2,7 +2,8 @@
 // the real order, enrollment and progress records through the daily roll-ups, in the site's time zone.
 // The tools answer aggregates, not rosters, where the question is about numbers.
 import { z } from 'zod';
-import { atRiskLearners, courseAnalytics, dayNumber, type Figures, overview, timeseries } from '../../school/analytics.repository.js';
+import { atRiskLearners, courseAnalytics, type Figures, overview, timeseries } from '../../school/analytics.repository.js';
+import { dayNumber, dayString } from '../../kernel/calendar-days.js';
 import { localDay } from '../../school/rollups.js';
 import { DEFAULT_SETTINGS, readSettings } from '../../school/settings.repository.js';
 import { instantOrNull, isoOrNull, pagedOutput, pageInput, pageRequest, paged } from '../lists.js';
@@ -20,7 +21,7 @@ async function range(ctx: OperationContext, input: { from?: string | undefined; 
   const currency = settings?.currency ?? DEFAULT_SETTINGS.currency;
   const today = localDay(ctx.clock.now(), zone);
   const to = input.to ?? today;
-  const from = input.from ?? new Date((dayNumber(to) - DEFAULT_DAYS + 1) * 86_400_000).toISOString().slice(0, 10);
+  const from = input.from ?? dayString(dayNumber(to) - DEFAULT_DAYS + 1);
   const days = dayNumber(to) - dayNumber(from) + 1;
   if (days < 1) throw new OperationError('invalid_argument', 'from must be on or before to.', [{ pointer: '/from', detail: 'after to' }]);
   if (days > MAX_DAYS)
