@@ -92,10 +92,10 @@ function sendNeedsToken(reply: FastifyReply, site: Site, tool: string, scopes: r
     .send({ error: 'invalid_token', error_description: description });
 }
 
-/** The scopes the tools called in this body need, or undefined when it calls none that needs any. */
-function scopesNeededBy(body: unknown, site: Site): string[] | undefined {
+/** The scopes the tools called need, or undefined when none of them needs any. */
+function scopesNeededBy(called: readonly string[], site: Site): string[] | undefined {
   const needed = new Set<string>();
-  for (const name of toolCallsIn(body)) {
+  for (const name of called) {
     const operation = findTool(name);
     if (operation && availableOn(operation, site)) for (const scope of operation.scopes) needed.add(scope);
   }
@@ -103,9 +103,9 @@ function scopesNeededBy(body: unknown, site: Site): string[] | undefined {
 }
 
 /** A member's access log names the tools an app called; any other message counts as the app being connected. */
-function recordMcpUse(services: Services, token: BearerToken, body: unknown): void {
+function recordMcpUse(services: Services, token: BearerToken, called: readonly string[]): void {
   // Only tools that exist are named: a client's made-up names never reach the log.
-  const tools = toolCallsIn(body).flatMap((name) => findTool(name) ?? []);
+  const tools = called.flatMap((name) => findTool(name) ?? []);
   if (tools.length === 0) {
     services.usage.record(token, MCP_CONNECTED, false);
     return;
@@ -128,6 +128,8 @@ async function handlePost(
   // Every request with a token is checked, `initialize` and `tools/list` included: a bad token is refused,
   // never served as anonymous (issue 4, section 2).
   const verdict = await services.bearer.check(site, request.headers.authorization);
+  // The tools this body calls, read once for the scope hint, the access log and the scope check.
+  const called = toolCallsIn(request.body);
   let caller: Caller = ANONYMOUS;
   let personId: string | null = null;
   let clientId: string | null = null;
@@ -138,13 +140,13 @@ async function handlePost(
       // The MCP SDK asks for the challenge's scope when it authorizes again, and otherwise for every scope
       // in the protected resource metadata, which mixes both audiences and would be invalid_scope. So hint
       // what the call needs (a tool's scopes) or what the expired or revoked token held.
-      return sendInvalidToken(reply, site, verdict.description, scopesNeededBy(request.body, site) ?? verdict.scopes);
+      return sendInvalidToken(reply, site, verdict.description, scopesNeededBy(called, site) ?? verdict.scopes);
     case 'forbidden':
       return sendLostStanding(reply, site, verdict.description);
     case 'unavailable':
       return sendUnavailable(reply, site, request.body);
     case 'valid':
-      recordMcpUse(services, verdict.token, request.body);
+      recordMcpUse(services, verdict.token, called);
       caller = { authenticated: true, scopes: verdict.token.scopes };
       personId = verdict.token.personId;
       clientId = verdict.token.clientId;
@@ -154,7 +156,7 @@ async function handlePost(
   // A call of a tool the caller may not use is refused at the HTTP level, so the client can authorize or
   // step up (MCP 2025-11-25 "Scope challenge handling"). Unknown tools, and tools this variant lacks, are
   // left to the SDK, which answers that no such tool exists.
-  for (const name of toolCallsIn(request.body)) {
+  for (const name of called) {
     const operation = findTool(name);
     if (!operation || !availableOn(operation, site)) continue;
     const access = accessFor(operation, caller);
