@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { setBounded } from '../kernel/bounded-map.js';
 import { DAY_MS, dayNumber, dayString, weekdayOf } from '../kernel/calendar-days.js';
-import { jsonObject, jsonObjectOf, startsWith } from '../storage/dialect.js';
+import { jsonArray, jsonArrayOf, startsWith } from '../storage/dialect.js';
 import { stampCurriculum } from './curriculum-stamp.js';
 import { distinctActiveBy } from './learner-activity.js';
 import { countEnrollments } from './operator-enrollments.repository.js';
@@ -174,8 +174,9 @@ export async function timeseries(
       values[i] = n;
     });
   } else {
-    // One row per series, its days as one JSON object: a year by day for 19 products is 7,000 roll-ups,
-    // and read as rows, building them took most of the request (bench/RESULTS.md, eighteenth session).
+    // One row per series, its days and their values as two JSON arrays: a year by day for 19 products is
+    // 7,000 roll-ups, and read as rows, building them took most of the request (bench/RESULTS.md, eighteenth
+    // session). Arrays of days and of numbers parse faster than one object keyed by day (0.4 ms a year).
     const rows = await scope.db
       .selectFrom('daily_rollups')
       .where('site_id', '=', scope.siteId)
@@ -186,16 +187,21 @@ export async function timeseries(
       .where('day', '<=', to)
       .groupBy('dim')
       .orderBy('dim')
-      .select(['dim', jsonObjectOf<number | string>(scope.db, 'day', 'value').as('days')])
+      .select([
+        'dim',
+        jsonArrayOf<string>(scope.db, 'day', 'day').as('days'),
+        jsonArrayOf<number | string>(scope.db, 'value', 'day').as('sums'),
+      ])
       .execute();
     if (groupBy === undefined) at(SCHOOL);
     for (const r of rows) {
       const values = at(r.dim);
-      const days = jsonObject(r.days);
-      for (const day in days) {
-        const i = placeOf.get(day);
+      const days = jsonArray(r.days);
+      const sums = jsonArray(r.sums);
+      for (let j = 0; j < days.length; j++) {
+        const i = placeOf.get(days[j] as string);
         // The statement read only days of the range, each of which has its place.
-        if (i !== undefined) values[i] = (values[i] ?? 0) + Number(days[day]);
+        if (i !== undefined) values[i] = (values[i] ?? 0) + Number(sums[j]);
       }
     }
   }

@@ -7,24 +7,27 @@ export function isSqlite(db: Kysely<any>): boolean {
 }
 
 /**
- * A group's rows as one JSON object of key to value (SQLite's `json_group_object`, PostgreSQL's
- * `json_object_agg`), so a long series comes back as one row per group rather than one per entry: each
- * row a driver turns into an object costs more than the database's whole scan. Read it with `jsonObject`.
+ * One column of a group's rows as one JSON array (SQLite's `json_group_array`, PostgreSQL's `json_agg`), so
+ * a long series comes back as one row per group rather than one per entry: each row a driver turns into an
+ * object costs more than the database's whole scan. Two arrays of one group line up, entry by entry, as its
+ * rows' columns. SQLite steps every aggregate of a group with each row in turn, so its arrays line up in
+ * any order, and an `order by` inside the aggregate made it sort each group again (0.6 ms for a year of 19
+ * series); PostgreSQL is given `orderBy`, which its documentation guarantees.
  */
-export function jsonObjectOf<V>(
+export function jsonArrayOf<V>(
   // biome-ignore lint/suspicious/noExplicitAny: works on any Kysely instance
   db: Kysely<any>,
-  key: string,
-  value: string,
-): RawBuilder<Record<string, V> | string> {
+  column: string,
+  orderBy: string,
+): RawBuilder<V[] | string> {
   return isSqlite(db)
-    ? sql<string>`json_group_object(${sql.ref(key)}, ${sql.ref(value)})`
-    : sql<Record<string, V>>`json_object_agg(${sql.ref(key)}, ${sql.ref(value)})`;
+    ? sql<string>`json_group_array(${sql.ref(column)})`
+    : sql<V[]>`json_agg(${sql.ref(column)} order by ${sql.ref(orderBy)})`;
 }
 
-/** The object `jsonObjectOf` built: SQLite answers its text, PostgreSQL's driver parses `json` itself. */
-export function jsonObject<V>(column: Record<string, V> | string): Record<string, V> {
-  return typeof column === 'string' ? (JSON.parse(column) as Record<string, V>) : column;
+/** The array `jsonArrayOf` built: SQLite answers its text, PostgreSQL's driver parses `json` itself. */
+export function jsonArray<V>(column: V[] | string): V[] {
+  return typeof column === 'string' ? (JSON.parse(column) as V[]) : column;
 }
 
 /**
