@@ -187,11 +187,7 @@ export async function timeseries(
       .where('day', '<=', to)
       .groupBy('dim')
       .orderBy('dim')
-      .select([
-        'dim',
-        jsonArrayOf<string>(scope.db, 'day', 'day').as('days'),
-        jsonArrayOf<number | string>(scope.db, 'value', 'day').as('sums'),
-      ])
+      .select(['dim', jsonArrayOf<string>(scope.db, 'day').as('days'), jsonArrayOf<number | string>(scope.db, 'value').as('sums')])
       .execute();
     if (groupBy === undefined) at(SCHOOL);
     for (const r of rows) {
