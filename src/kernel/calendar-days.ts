@@ -7,7 +7,8 @@ export function dayNumber(day: string): number {
   return Date.parse(`${day}T00:00:00Z`) / DAY_MS;
 }
 
-const twoDigits = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+/** A number under 100 in two digits, as dates and times write it. */
+export const twoDigits = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 
 /**
  * The ISO date of a day number. Worked out with integers (the proleptic Gregorian calendar in 400-year

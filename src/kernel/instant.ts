@@ -3,7 +3,8 @@
 // a few per row; this writes the same text in a tenth of that: the date part of a day is kept (a page's
 // instants fall on few days), the time of day is arithmetic.
 
-const DAY_MS = 86_400_000;
+import { DAY_MS, dayString, twoDigits as two } from './calendar-days.js';
+
 /** 10000-01-01T00:00:00Z: from there on the year has five digits and a sign, which toISOString writes. */
 const YEAR_10000_MS = 253_402_300_800_000;
 /** Days whose date part is kept; past it the cache starts over. */
@@ -14,14 +15,13 @@ const dateParts = new Map<number, string>();
 function datePart(day: number): string {
   let text = dateParts.get(day);
   if (text === undefined) {
-    text = new Date(day * DAY_MS).toISOString().slice(0, 11);
+    text = `${dayString(day)}T`;
     if (dateParts.size >= DAYS_KEPT) dateParts.clear();
     dateParts.set(day, text);
   }
   return text;
 }
 
-const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 const three = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
 
 /** The instant `ms` (milliseconds since the epoch) as `YYYY-MM-DDTHH:mm:ss.sssZ`, exactly as toISOString writes it. */
