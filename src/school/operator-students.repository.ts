@@ -203,40 +203,56 @@ function peopleNamed(scope: SiteScope, text: string, limit?: number) {
 type Start = 'students' | 'named' | 'enrolled' | 'inactive';
 
 /**
- * The start for a filter. The few named people are counted through the trigram index (texts shorter
- * than a trigram are taken as common); the few enrollments through an index whose entries are exactly
- * them: a course's completed or revoked ones (migration 038), the (site, course, person) index, or a rare
- * state's partial index (migration 032). Active has none and is taken as common. The few inactive are a
- * range of the students' latest activity (migration 035).
+ * The start for a filter, and the inactive students when they were counted. The few named people are counted
+ * through the trigram index (texts shorter than a trigram are taken as common). The few enrollments: a
+ * course's, or its completed or revoked ones, from the counts per course (migration 031), which is where a
+ * course and a state both common may still be few together; a rare state's through its partial index
+ * (migration 032), read up to the bound; active has none and is taken as common. The few inactive: with
+ * inactivity alone, the students less the active from the counts per day (040), which are then the total as
+ * well; with other filters, a range of the students' latest activity (035) read up to the bound, one
+ * statement where the count would take three.
  */
-async function startOf(scope: SiteScope, filter: StudentFilter, now: number): Promise<Start> {
+async function startOf(scope: SiteScope, filter: StudentFilter, now: number): Promise<{ start: Start; inactive?: number }> {
   if (filter.q !== undefined && [...filter.q].length >= 3 && (await atMostFew(scope, peopleNamed(scope, filter.q, FEW_MATCHES + 1))))
-    return 'named';
+    return { start: 'named' };
   const probes: Array<Pick<StudentFilter, 'courseId' | 'state'>> = [];
   if (filter.courseId !== undefined && (filter.state === 'completed' || filter.state === 'revoked')) {
-    // A course's completed or revoked enrollments (migration 038) may be few where both the course and
-    // the state are common; when they are not, neither the course's nor the state's are.
     probes.push({ courseId: filter.courseId, state: filter.state });
   } else {
     if (filter.courseId !== undefined) probes.push({ courseId: filter.courseId });
     if (filter.state !== undefined && filter.state !== 'active') probes.push({ state: filter.state });
   }
-  for (const probe of probes)
-    if (
-      await atMostFew(
-        scope,
-        enrollmentsAsked(scope, probe, now)
-          .select(sql.lit(1).as('one'))
-          .limit(FEW_MATCHES + 1),
-      )
-    )
-      return 'enrolled';
-  if (
-    filter.inactiveDays !== undefined &&
-    (await atMostFew(scope, inactiveStudents(scope, now, filter.inactiveDays).limit(FEW_MATCHES + 1)))
-  )
-    return 'inactive';
-  return 'students';
+  // One after the other, as the first that finds few decides: a busy server has no core to spare for the rest.
+  for (const probe of probes) if (await fewEnrolled(scope, probe, now)) return { start: 'enrolled' };
+  const days = filter.inactiveDays;
+  if (days === undefined) return { start: 'students' };
+  if (filter.q !== undefined || filter.courseId !== undefined || filter.state !== undefined)
+    return { start: (await atMostFew(scope, inactiveStudents(scope, now, days).limit(FEW_MATCHES + 1))) ? 'inactive' : 'students' };
+  const inactive = await countInactiveStudents(scope, now, days);
+  return { start: inactive <= FEW_MATCHES ? 'inactive' : 'students', inactive };
+}
+
+/** Whether the enrollments a probe asks about (of a course, in a state, or both) are at most FEW_MATCHES. */
+async function fewEnrolled(scope: SiteScope, probe: Pick<StudentFilter, 'courseId' | 'state'>, now: number): Promise<boolean> {
+  // One enrollment per student and course: the course's students count its enrollments (those of students).
+  if (probe.courseId !== undefined && (probe.state === undefined || probe.state === 'completed' || probe.state === 'revoked'))
+    return (await countCourseStudents(scope, probe.courseId, probe.state ?? 'n')) <= FEW_MATCHES;
+  return atMostFew(
+    scope,
+    enrollmentsAsked(scope, probe, now)
+      .select(sql.lit(1).as('one'))
+      .limit(FEW_MATCHES + 1),
+  );
+}
+
+/**
+ * The site's students without learning activity since the span began (never active included): the students
+ * less the active (migrations 004 and 040). Every student has a row of latest activity (035), so they are the
+ * rows inactiveStudents reads.
+ */
+async function countInactiveStudents(scope: SiteScope, now: number, days: number): Promise<number> {
+  const [students, active] = await Promise.all([countStudents(scope), countActiveStudents(scope, activeFrom(now, days), now)]);
+  return students - active;
 }
 
 function studentRoles(scope: SiteScope) {
@@ -292,15 +308,19 @@ async function fewPeople(scope: SiteScope, filter: StudentFilter, now: number, s
   return [...new Set(rows.map((row) => row.person_id))];
 }
 
-/** Where a search starts and, on PostgreSQL, the few people it starts from (fewPeople). */
+/**
+ * Where a search starts, on PostgreSQL the few people it starts from (fewPeople), and the inactive students
+ * when the start counted them.
+ */
 export interface StudentStart {
   start: Start;
   few: string[] | undefined;
+  inactive: number | undefined;
 }
 
 async function startingPoint(scope: SiteScope, filter: StudentFilter, now: number): Promise<StudentStart> {
-  const start = await startOf(scope, filter, now);
-  return { start, few: await fewPeople(scope, filter, now, start) };
+  const { start, inactive } = await startOf(scope, filter, now);
+  return { start, few: await fewPeople(scope, filter, now, start), inactive };
 }
 
 /**
@@ -574,11 +594,9 @@ export async function countMatchingStudents(
   const { courseId, state, inactiveDays, ...others } = filter;
   const alone = Object.values(others).every((v) => v === undefined);
   if (alone && inactiveDays !== undefined && courseId === undefined && state === undefined) {
-    // A page that starts from the few inactive read them (on PostgreSQL): they are the count, one per student.
+    // The page's start counted them when it weighed them.
     const started = from === undefined ? undefined : await from;
-    if (started?.start === 'inactive' && started.few !== undefined) return started.few.length;
-    const [students, active] = await Promise.all([countStudents(scope), countActiveStudents(scope, activeFrom(now, inactiveDays), now)]);
-    return students - active;
+    return started?.inactive ?? countInactiveStudents(scope, now, inactiveDays);
   }
   if (alone && inactiveDays === undefined) {
     if (courseId === undefined && state === undefined) return countStudents(scope);

@@ -4,7 +4,7 @@
 // what the roles and enrollments say, on both stores: in a small world at the boundaries (activity just
 // inside and outside the span, none, another school's), and in one of 2,400 students, alone and with the
 // other filters; the kept figure must follow every change of enrollments, roles, people and sites.
-import { type Kysely, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   countMatchingStudents,
@@ -434,6 +434,43 @@ for (const dialect of DIALECTS) {
       }
       expect((await expected(s.db, { inactiveDays: 365 })).length).toBeLessThanOrEqual(FEW_MATCHES);
       expect((await expected(s.db, { inactiveDays: 1 })).length).toBeGreaterThan(FEW_MATCHES);
+    });
+
+    it('where a page starts is weighed from the kept counts: no course or course state is read up to FEW_MATCHES + 1 entries, nor the inactive when inactivity is alone', async () => {
+      const bounded = String(FEW_MATCHES + 1);
+      for (const filter of [
+        { inactiveDays: 1 },
+        { inactiveDays: 365 },
+        { courseId: 'crs_a', inactiveDays: 30 },
+        { courseId: 'crs_a', state: 'completed', inactiveDays: 30 },
+        { courseId: 'crs_b', state: 'revoked', inactiveDays: 30 },
+      ] satisfies StudentFilter[]) {
+        const sent: CompiledQuery[] = [];
+        const capture: KyselyPlugin = {
+          transformQuery(args) {
+            sent.push(s.db.getExecutor().compileQuery(args.node, args.queryId));
+            return args.node;
+          },
+          transformResult: async (args) => args.result,
+        };
+        const want = await expected(s.db, filter);
+        const { page, total } = await searchStudentsWithTotal(
+          { db: s.db.withPlugin(capture), siteId: 'site_a' },
+          filter,
+          { first: 100 },
+          NOW,
+        );
+        expect({ filter, total, first: page.edges.map((edge) => edge.node.id) }).toEqual({
+          filter,
+          total: want.length,
+          first: want.slice(0, 100),
+        });
+        const probes = sent.filter((q) => /\blimit\b/i.test(q.sql) && (q.sql.includes(bounded) || q.parameters.includes(FEW_MATCHES + 1)));
+        expect(probes.filter((q) => !q.sql.includes('from "student_activity"')).map((q) => q.sql)).toEqual([]);
+        // Alone, the inactive are counted from the kept counts (their count is the total too); with other filters
+        // they are a bounded range, when those did not find few enrollments first.
+        if (!('courseId' in filter)) expect(probes.map((q) => q.sql)).toEqual([]);
+      }
     });
 
     for (const inactiveDays of SPANS) {
