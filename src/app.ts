@@ -8,6 +8,7 @@ import type { AppDeps } from './app-deps.js';
 import { registerCors } from './http/cors.js';
 import { REQUEST_ID_HEADER, requestIdGenerator } from './http/request-id.js';
 import { logSerializers } from './observability/log-redaction.js';
+import { lazyRequestLogger } from './observability/request-logger.js';
 import { handleError } from './http/error-handler.js';
 import { registerNotFound } from './http/not-found.js';
 import { ADMIN_API_BASE, registerAdminApiRoutes } from './http/routes/admin-api.js';
@@ -45,6 +46,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdGenerator(config.trustProxy),
     // A log line per request costs a large share of a fast endpoint's time; errors are still logged.
     logController: new LogController({ disableRequestLogging: process.env.LOG_REQUESTS !== '1' }),
+    childLoggerFactory: lazyRequestLogger,
     trustProxy: config.trustProxy === false ? false : config.trustProxy,
     bodyLimit: config.platform.limits.body_bytes,
     // A request that never finishes must not hold a connection forever.
