@@ -31,6 +31,11 @@ export function dayString(n: number): string {
   return `${String(year).padStart(4, '0')}-${twoDigits(month)}-${twoDigits(day)}`;
 }
 
+/** The UTC calendar date of a moment (milliseconds since 1970). */
+export function utcDayOf(ms: number): string {
+  return dayString(Math.floor(ms / DAY_MS));
+}
+
 /** The day of the week of a day number, Monday 0 to Sunday 6 (day 0, 1970-01-01, was a Thursday). */
 export function weekdayOf(n: number): number {
   return (((n + 3) % 7) + 7) % 7;

@@ -6,6 +6,7 @@
 // a deployment from purging at the same time.
 import { type Kysely, sql } from 'kysely';
 import type { AuditKind } from '../audit/audit-log.js';
+import { DAY_MS, utcDayOf } from '../kernel/calendar-days.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Dialect } from '../storage/connect.js';
 import type { Database } from '../storage/schema.js';
@@ -246,14 +247,14 @@ export class Janitor {
       return this.counted(count, 'confirmation_uses', rows.numDeletedRows);
     });
     // The usage log keeps whole UTC days: a day goes once all of it is older than the retention.
-    const oldestKept = new Date(now - this.options.accessLogRetentionDays * 86_400_000).toISOString().slice(0, 10);
+    const oldestKept = utcDayOf(now - this.options.accessLogRetentionDays * DAY_MS);
     await this.batches(async () => {
       const rows = await sql`delete from app_usage where (site_id, client_id, person_id, day, what) in
         (select site_id, client_id, person_id, day, what from app_usage where day < ${oldestKept} limit ${sql.lit(n)})`.execute(db);
       return this.counted(count, 'app_usage', rows.numAffectedRows ?? 0n);
     });
     // Through the (kind, at) index of migration 018: one range per kind, never the events that are kept.
-    const tokenEventsBefore = now - this.options.tokenEventRetentionDays * 86_400_000;
+    const tokenEventsBefore = now - this.options.tokenEventRetentionDays * DAY_MS;
     await this.batches(async () => {
       const rows = await db
         .deleteFrom('audit_events')

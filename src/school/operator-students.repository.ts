@@ -2,6 +2,7 @@
 // at this site, with how many courses they are enrolled in here. Never password hashes, never other sites.
 import { randomBytes } from 'node:crypto';
 import { type AliasedSelectQueryBuilder, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { DAY_MS } from '../kernel/calendar-days.js';
 import { hashPassword } from '../kernel/password.js';
 import { newId } from '../kernel/random.js';
 import { isSqlite } from '../storage/dialect.js';
@@ -116,7 +117,6 @@ export interface StudentFilter {
   inactiveDays?: number;
 }
 
-const DAY_MS = 86_400_000;
 const SEARCH = 'operator_student_search';
 
 /** `%text%` for LIKE with the wildcards of the text itself escaped. */

@@ -4,6 +4,7 @@
 // adds its own counts, so the sums are right however many nodes serve a site. A crash loses at most the
 // last interval's counts: they are statistics, not records.
 import type { Kysely } from 'kysely';
+import { DAY_MS, utcDayOf } from '../kernel/calendar-days.js';
 import type { Clock } from '../kernel/clock.js';
 import { RepeatingJob } from '../maintenance/repeating-job.js';
 import type { Database } from '../storage/schema.js';
@@ -23,8 +24,6 @@ export const USAGE_MAX_PENDING = 20_000;
 /** How many things one request may name (a GraphQL query selecting many fields); the rest are dropped. */
 export const USAGE_MAX_THINGS_PER_REQUEST = 8;
 
-const DAY_MS = 86_400_000;
-
 export class UsageRecorder {
   private pending = new Map<string, UsageRow>();
   private day = '';
@@ -43,7 +42,7 @@ export class UsageRecorder {
   record(actor: UsageActor, things: readonly string[], write: boolean): void {
     const now = this.clock.now();
     if (now >= this.dayEndsAt) {
-      this.day = new Date(now).toISOString().slice(0, 10);
+      this.day = utcDayOf(now);
       this.dayEndsAt = (Math.floor(now / DAY_MS) + 1) * DAY_MS;
     }
     const count = Math.min(things.length, USAGE_MAX_THINGS_PER_REQUEST);

@@ -2,7 +2,7 @@
 // exactly what the JavaScript Date gives, on every day from 1600 to 2400 and at the edges of the years ISO
 // writes with four digits.
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, dayNumber, dayString, weekdayOf } from '../../src/kernel/calendar-days.js';
+import { DAY_MS, dayNumber, dayString, utcDayOf, weekdayOf } from '../../src/kernel/calendar-days.js';
 
 const byDate = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
 
@@ -23,6 +23,14 @@ describe('calendar days', () => {
       expect(dayString(dayNumber(day))).toBe(day);
     for (const n of [dayNumber('0000-01-01'), dayNumber('0000-01-01') - 1, dayNumber('9999-12-31'), dayNumber('9999-12-31') + 1])
       expect(dayString(n)).toBe(byDate(n));
+  });
+
+  it('gives the UTC date of a moment as Date does, at the edges of days, before and after 1970', () => {
+    for (const day of ['1969-12-31', '1970-01-01', '2000-02-29', '2026-11-28'])
+      for (const ms of [dayNumber(day) * DAY_MS, dayNumber(day) * DAY_MS + DAY_MS - 1, dayNumber(day) * DAY_MS + 12_345_678]) {
+        expect(utcDayOf(ms)).toBe(day);
+        expect(utcDayOf(ms)).toBe(new Date(ms).toISOString().slice(0, 10));
+      }
   });
 
   it('names the day of the week, Monday 0, before and after 1970', () => {

@@ -5,6 +5,7 @@
 // their hashes are stored, so nobody can use them.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { utcDayOf } from '../../kernel/calendar-days.js';
 import { hashToken } from '../../kernel/hashing.js';
 import type { Database } from '../../storage/schema.js';
 import { insertAll, random } from './seeding.js';
@@ -53,7 +54,7 @@ export async function seedAppConnections(
     for (let d = Math.min(allowedDaysAgo, DAYS_OF_USE); d >= 0; d--) {
       if (next() < 0.35) continue;
       const dayStart = Math.floor((now - d * DAY) / DAY) * DAY;
-      const day = new Date(dayStart).toISOString().slice(0, 10);
+      const day = utcDayOf(dayStart);
       const lastAt = Math.min(now, dayStart + Math.floor(next() * DAY));
       const used = (what: string, write: boolean, most: number) =>
         usage.push({

@@ -1,6 +1,7 @@
 // The admin area (CONTRACT 7, issue 11): server-rendered pages for a site's owner and admins. Every
 // request checks the session and the role; every change is a POST carrying a CSRF token, writes an audit
 // event and answers 303 to a page (post, redirect, get). Nothing here takes a URL or a name from headers.
+import { DAY_MS, utcDayOf } from '../../kernel/calendar-days.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { pageAudit, recordAudit } from '../../audit/audit-log.js';
@@ -66,7 +67,6 @@ const NOTICES: Record<string, string> = {
 const FLASH_COOKIE = 'sg_flash';
 const FLASH_SECONDS = 120;
 const ACTION_PATTERN = /^[a-z_.:]{1,64}$/;
-const DAY_MS = 86_400_000;
 
 export function registerAdminPages(app: FastifyInstance, services: Services): void {
   const { db, clock, config } = services;
@@ -358,7 +358,7 @@ export function registerAdminPages(app: FastifyInstance, services: Services): vo
     const site = request.site;
     // This node's counts so far are written first, so the page is exact for everything this node served.
     await services.usage.flush().catch((err: unknown) => request.log.warn({ err }, 'writing app usage counts failed'));
-    const since = new Date(clock.now() - 6 * DAY_MS).toISOString().slice(0, 10);
+    const since = utcDayOf(clock.now() - 6 * DAY_MS);
     const [connections, usage, decisions, name] = await Promise.all([
       listConnections(db, site.id),
       usageByApp(db, site.id, since),
