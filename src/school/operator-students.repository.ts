@@ -20,13 +20,12 @@ export interface StudentRecord {
 
 /** The site's students, from the count the role triggers keep (migration 004). */
 export async function countStudents(scope: SiteScope): Promise<number> {
-  const row = await scope.db
-    .selectFrom('site_role_counts')
-    .select('n')
-    .where('site_id', '=', scope.siteId)
-    .where('role', '=', 'student')
-    .executeTakeFirst();
+  const row = await studentsCounted(scope).executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+function studentsCounted(scope: SiteScope) {
+  return scope.db.selectFrom('site_role_counts').select('n').where('site_id', '=', scope.siteId).where('role', '=', 'student');
 }
 
 /**
@@ -251,8 +250,11 @@ async function fewEnrolled(scope: SiteScope, probe: Pick<StudentFilter, 'courseI
  * rows inactiveStudents reads.
  */
 async function countInactiveStudents(scope: SiteScope, now: number, days: number): Promise<number> {
-  const [students, active] = await Promise.all([countStudents(scope), countActiveStudents(scope, activeFrom(now, days), now)]);
-  return students - active;
+  const { later, dayOf } = activeStudentsCounted(scope, activeFrom(now, days), now, {});
+  const row = await scope.db
+    .selectNoFrom([studentsCounted(scope).as('students'), later.as('later'), dayOf.as('day_of')])
+    .executeTakeFirstOrThrow();
+  return Number(row.students ?? 0) - Number(row.later ?? 0) - Number(row.day_of ?? 0);
 }
 
 function studentRoles(scope: SiteScope) {
@@ -469,16 +471,28 @@ async function countTimedAccess(scope: SiteScope, now: number, side: 'lasting' |
  * days count access open for good; timed access that has not ended is counted apart, as it ends with the time.
  */
 async function countActiveStudents(scope: SiteScope, from: number, now: number, among: ActiveAmong = {}): Promise<number> {
+  const { later, dayOf, firstDay } = activeStudentsCounted(scope, from, now, among);
+  const [row, timed] = await Promise.all([
+    scope.db.selectNoFrom([later.as('later'), dayOf.as('day_of')]).executeTakeFirstOrThrow(),
+    among.state === 'active' ? countTimedAccess(scope, now, 'lasting', { since: (firstDay + 1) * DAY_MS }, among.courseId) : 0,
+  ]);
+  return Number(row.later ?? 0) + Number(row.day_of ?? 0) + timed;
+}
+
+/**
+ * countActiveStudents' two counts as subqueries, asked in one statement: the days after `from`'s from the
+ * counts per day, and its own day's stretch from the index of the latest activity.
+ */
+function activeStudentsCounted(scope: SiteScope, from: number, now: number, among: ActiveAmong) {
   const firstDay = Math.floor(from / DAY_MS);
   const { courseId, state } = among;
-  const [later, dayOf, timed] = await Promise.all([
+  const later =
     state !== undefined && courseId === undefined
       ? scope.db
           .selectFrom('student_state_days')
           .where('site_id', '=', scope.siteId)
           .where('day', '>', firstDay)
           .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(keptStateColumn(state)), eb.lit(0)).as('n'))
-          .executeTakeFirstOrThrow()
       : courseId !== undefined
         ? scope.db
             .selectFrom('course_activity_days')
@@ -488,24 +502,19 @@ async function countActiveStudents(scope: SiteScope, from: number, now: number, 
             .select((eb) =>
               eb.fn.coalesce(eb.fn.sum<number | string>(state === undefined ? 'n' : keptStateColumn(state)), eb.lit(0)).as('n'),
             )
-            .executeTakeFirstOrThrow()
         : scope.db
             .selectFrom('student_activity_days')
             .where('site_id', '=', scope.siteId)
             .where('day', '>', firstDay)
-            .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
-            .executeTakeFirstOrThrow(),
-    scope.db
-      .selectFrom('student_activity as a')
-      .where('a.site_id', '=', scope.siteId)
-      .where('a.last_activity_at', '>=', from)
-      .where('a.last_activity_at', '<', (firstDay + 1) * DAY_MS)
-      .$if(courseId !== undefined || state !== undefined, (qb) => qb.where(holdsEnrollmentAsked(scope, among, now, 'a.person_id')))
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow(),
-    state === 'active' ? countTimedAccess(scope, now, 'lasting', { since: (firstDay + 1) * DAY_MS }, courseId) : 0,
-  ]);
-  return Number(later.n) + Number(dayOf.n) + timed;
+            .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'));
+  const dayOf = scope.db
+    .selectFrom('student_activity as a')
+    .where('a.site_id', '=', scope.siteId)
+    .where('a.last_activity_at', '>=', from)
+    .where('a.last_activity_at', '<', (firstDay + 1) * DAY_MS)
+    .$if(courseId !== undefined || state !== undefined, (qb) => qb.where(holdsEnrollmentAsked(scope, among, now, 'a.person_id')))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'));
+  return { later, dayOf, firstDay };
 }
 
 /**
