@@ -340,17 +340,22 @@ function matching(scope: SiteScope, filter: StudentFilter, now: number, start: S
       : few === undefined
         ? fromFew(scope, set)
         : studentRoles(scope).where('r.person_id', '=', sql<string>`any(${[...few]}::text[])`);
-  // Inactivity is asked of each student by key unless the start read it. With an enrollment filter as well,
-  // it is asked inside that filter, of the students holding an enrollment asked about: asked of every student
-  // walked, PostgreSQL tested it first, before the enrollment (a course with completed and a month's
-  // inactivity at 100,000 students: 1,043 lookups of the latest activity and 800 of the enrollment for a page,
-  // where the enrollment first needs 1,043 and 132; 7.4 ms → 3.3 ms, bench/RESULTS.md, twenty-sixth session).
+  // Inactivity is asked of each student by key unless the start read it. With a course asked about as well,
+  // it is asked inside the enrollment filter, of the students holding the enrollment: asked of every student
+  // walked, PostgreSQL tested it first (a course with completed and a month's inactivity at 100,000 students:
+  // 1,043 lookups of the latest activity and 800 of the enrollment for a page, where the enrollment first
+  // needs 1,043 and 132; 4.7 → 3.3 ms, bench/RESULTS.md, twenty-sixth session). Not with a state alone: a
+  // student holds many enrollments in a state, and it would be asked again for each (the active state's page
+  // was the slower for it).
   const inactivity = filter.inactiveDays !== undefined && start !== 'inactive' ? activeFrom(now, filter.inactiveDays) : undefined;
   const enrollmentAsked = asksEnrollments && start !== 'enrolled';
+  const insideEnrollment = enrollmentAsked && filter.courseId !== undefined ? inactivity : undefined;
   return base
     .$if(filter.q !== undefined && start !== 'named', (qb) => qb.where('r.person_id', 'in', peopleNamed(scope, filter.q ?? '')))
-    .$if(enrollmentAsked, (qb) => qb.where(holdsEnrollmentAsked(scope, filter, now, 'r.person_id', inactivity)))
-    .$if(!enrollmentAsked && inactivity !== undefined, (qb) => qb.where(inactiveBefore(scope, 'r.person_id', inactivity ?? 0)));
+    .$if(enrollmentAsked, (qb) => qb.where(holdsEnrollmentAsked(scope, filter, now, 'r.person_id', insideEnrollment)))
+    .$if(insideEnrollment === undefined && inactivity !== undefined, (qb) =>
+      qb.where(inactiveBefore(scope, 'r.person_id', inactivity ?? 0)),
+    );
 }
 
 /** A student's latest activity when they never had any (migration 035): before every moment asked. */
