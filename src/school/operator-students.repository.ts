@@ -24,6 +24,7 @@ export async function countStudents(scope: SiteScope): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/** The count of the site's students that the role triggers keep, as a query (alone, or a subquery). */
 function studentsCounted(scope: SiteScope) {
   return scope.db.selectFrom('site_role_counts').select('n').where('site_id', '=', scope.siteId).where('role', '=', 'student');
 }
@@ -378,7 +379,7 @@ function inactiveBefore(scope: SiteScope, person: 'r.person_id' | 'e.person_id',
 
 /**
  * Whether the person `person` names (a role's or a latest activity's) holds an enrollment the filter asks
- * about; with `inactiveBefore`, one whose person has had no learning activity since that moment.
+ * about; with `inactiveSince`, one whose person has had no learning activity since that moment.
  */
 function holdsEnrollmentAsked(
   scope: SiteScope,
