@@ -226,10 +226,20 @@ async function startOf(scope: SiteScope, filter: StudentFilter, now: number): Pr
   for (const probe of probes) if (await fewEnrolled(scope, probe, now)) return { start: 'enrolled' };
   const days = filter.inactiveDays;
   if (days === undefined) return { start: 'students' };
-  if (filter.q !== undefined || filter.courseId !== undefined || filter.state !== undefined)
+  if (!inactivityAlone(filter))
     return { start: (await atMostFew(scope, inactiveStudents(scope, now, days).limit(FEW_MATCHES + 1))) ? 'inactive' : 'students' };
   const inactive = await countInactiveStudents(scope, now, days);
   return { start: inactive <= FEW_MATCHES ? 'inactive' : 'students', inactive };
+}
+
+/**
+ * Inactivity with no other filter: the one case whose inactive students are counted from the kept counts,
+ * by the page's start and for the total alike.
+ */
+function inactivityAlone(filter: StudentFilter): filter is StudentFilter & { inactiveDays: number } {
+  return (
+    filter.inactiveDays !== undefined && Object.entries(filter).every(([name, value]) => name === 'inactiveDays' || value === undefined)
+  );
 }
 
 /** Whether the enrollments a probe asks about (of a course, in a state, or both) are at most FEW_MATCHES. */
@@ -608,10 +618,10 @@ export async function countMatchingStudents(
 ): Promise<number> {
   const { courseId, state, inactiveDays, ...others } = filter;
   const alone = Object.values(others).every((v) => v === undefined);
-  if (alone && inactiveDays !== undefined && courseId === undefined && state === undefined) {
+  if (inactivityAlone(filter)) {
     // The page's start counted them when it weighed them.
     const started = from === undefined ? undefined : await from;
-    return started?.inactive ?? countInactiveStudents(scope, now, inactiveDays);
+    return started?.inactive ?? countInactiveStudents(scope, now, filter.inactiveDays);
   }
   if (alone && inactiveDays === undefined) {
     if (courseId === undefined && state === undefined) return countStudents(scope);
