@@ -15,6 +15,7 @@ import {
   type StudentFilter,
   searchStudents,
   searchStudentsWithTotal,
+  WALKED_FOR_A_PAGE,
 } from '../../src/school/operator-students.repository.js';
 import * as m031 from '../../src/storage/migrations/031-course-student-counts.js';
 import * as m034 from '../../src/storage/migrations/034-student-figures.js';
@@ -319,6 +320,7 @@ for (const dialect of DIALECTS) {
         'émile',
         'bo',
         'b',
+        ' 3',
         '@example.',
         'nobody-by-that-name',
       ];
@@ -396,6 +398,68 @@ for (const dialect of DIALECTS) {
         expect(total).toBeGreaterThan(0);
         expect(page.edges).toHaveLength(total);
         expect(searches).toBe(dialect === 'postgres' ? 2 : 3);
+      });
+
+      it('a common text with few enrollments asked about: the pages and the total are the rule’s (the text asked of each one’s row where the rule compares rows)', async () => {
+        const filters: Array<Pick<StudentFilter, 'courseId' | 'state'>> = [
+          { courseId: 'crs_small' },
+          { state: 'expired' },
+          { courseId: 'crs_small', state: 'active' },
+        ];
+        for (const filter of filters)
+          for (const q of ['learner', 'er']) {
+            const names = new Set(await named(q));
+            const want = (await expected(s.db, filter)).filter((id) => names.has(id));
+            expect(want.length, `${q} ${JSON.stringify(filter)}`).toBeGreaterThan(3);
+            const got = await pagedIds((after) => searchStudents(scope(), { ...filter, q }, { first: 3, after }, NOW), 1_000);
+            expect(got, `${q} ${JSON.stringify(filter)}`).toEqual(want);
+            expect(await countMatchingStudents(scope(), { ...filter, q }, NOW)).toBe(want.length);
+          }
+      });
+
+      it('a common text’s page walks at most WALKED_FOR_A_PAGE students asking each one’s row; short of a page with students beyond, it reads the named and sorts them', async () => {
+        // " 3" names learners 3, 30-39 and 300-399, all older than the newest WALKED_FOR_A_PAGE students; "er"
+        // nearly every student. Both are shorter than a trigram, so both stores compare rows (PostgreSQL does
+        // for a common text of any length).
+        // The statements run, told by their text.
+        const texts = new Map<unknown, string>();
+        const statements: string[] = [];
+        const recording: KyselyPlugin = {
+          transformQuery(args) {
+            texts.set(args.queryId, s.db.getExecutor().compileQuery(args.node, args.queryId).sql);
+            return args.node;
+          },
+          async transformResult(args) {
+            statements.push(texts.get(args.queryId) ?? '');
+            return args.result;
+          },
+        };
+        const db = s.db.withPlugin(recording);
+        const walks = () => statements.filter((q) => /\(select \(lower\(q\.name\) like/.test(q)).length;
+        const sortsNamed = () => statements.filter((q) => q.includes('r.created_at + 0')).length;
+        const oldest = await named(' 3');
+        expect(oldest.length).toBeGreaterThan(100);
+        const students = await s.db
+          .selectFrom('site_roles')
+          .where('site_id', '=', 'site_a')
+          .where('role', '=', 'student')
+          .select('person_id')
+          .execute();
+        expect(students.length).toBeGreaterThan(WALKED_FOR_A_PAGE + oldest.length);
+        const first = await searchStudents({ db, siteId: 'site_a' }, { q: ' 3' }, { first: 100 }, NOW);
+        expect(first.edges.map((e) => e.node.id)).toEqual(oldest.slice(0, 100));
+        expect([walks(), sortsNamed()]).toEqual([1, 1]);
+        const next = await searchStudents({ db, siteId: 'site_a' }, { q: ' 3' }, { first: 100, after: first.endCursor }, NOW);
+        expect(next.edges.map((e) => e.node.id)).toEqual(oldest.slice(100));
+        expect(next.hasNextPage).toBe(false);
+        // The rest of the list was shorter than a walk: no set read.
+        expect([walks(), sortsNamed()]).toEqual([2, 1]);
+        // A page found within the walk reads no set of the named.
+        statements.length = 0;
+        const common = await searchStudents({ db, siteId: 'site_a' }, { q: 'er' }, { first: 100 }, NOW);
+        expect(common.edges.map((e) => e.node.id)).toEqual((await named('er')).slice(0, 100));
+        expect([walks(), sortsNamed()]).toEqual([1, 0]);
+        expect(statements.filter((q) => q.includes('"q"."id" as "person_id"')).length).toBe(0);
       });
 
       if (dialect === 'sqlite') {
