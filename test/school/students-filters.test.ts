@@ -7,7 +7,7 @@
 // triggers of migration 031 keep (with a time-bound state, less a range of migration 036's index of the
 // course's timed enrollments), and a state's, read from the students' figures of migration 034, must
 // follow every change of enrollments and roles.
-import { type Kysely, type KyselyPlugin, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   countMatchingStudents,
@@ -39,6 +39,7 @@ import {
 } from '../helpers/school-fixtures.js';
 import { secondWaitsForFirst } from '../helpers/overlapping-transactions.js';
 import { plansOf } from '../helpers/sqlite-plans.js';
+import { recordingStatements } from '../helpers/executed-statements.js';
 
 const NOW = TEST_NOW;
 const PEOPLE = 2_400;
@@ -377,24 +378,9 @@ for (const dialect of DIALECTS) {
             total: await countMatchingStudents(scope(), filter, NOW),
           });
         // The statements run, told by their text: the search of the trigram index (FTS5 on SQLite).
-        const texts = new Map<unknown, string>();
-        let searches = 0;
-        const counting: KyselyPlugin = {
-          transformQuery(args) {
-            texts.set(args.queryId, s.db.getExecutor().compileQuery(args.node, args.queryId).sql);
-            return args.node;
-          },
-          async transformResult(args) {
-            if (/people_search match|lower\(q\.name\) like/.test(texts.get(args.queryId) ?? '')) searches += 1;
-            return args.result;
-          },
-        };
-        const { page, total } = await searchStudentsWithTotal(
-          { db: s.db.withPlugin(counting), siteId: 'site_a' },
-          { q: 'learner 123' },
-          first,
-          NOW,
-        );
+        const recorded = recordingStatements(s.db);
+        const { page, total } = await searchStudentsWithTotal({ db: recorded.db, siteId: 'site_a' }, { q: 'learner 123' }, first, NOW);
+        const searches = recorded.executed.filter((q) => /people_search match|lower\(q\.name\) like/.test(q.sql)).length;
         expect(total).toBeGreaterThan(0);
         expect(page.edges).toHaveLength(total);
         expect(searches).toBe(dialect === 'postgres' ? 2 : 3);
@@ -421,22 +407,10 @@ for (const dialect of DIALECTS) {
         // " 3" names learners 3, 30-39 and 300-399, all older than the newest WALKED_FOR_A_PAGE students; "er"
         // nearly every student. Both are shorter than a trigram, so both stores compare rows (PostgreSQL does
         // for a common text of any length).
-        // The statements run, told by their text.
-        const texts = new Map<unknown, string>();
-        const statements: string[] = [];
-        const recording: KyselyPlugin = {
-          transformQuery(args) {
-            texts.set(args.queryId, s.db.getExecutor().compileQuery(args.node, args.queryId).sql);
-            return args.node;
-          },
-          async transformResult(args) {
-            statements.push(texts.get(args.queryId) ?? '');
-            return args.result;
-          },
-        };
-        const db = s.db.withPlugin(recording);
-        const walks = () => statements.filter((q) => /\(select \(lower\(q\.name\) like/.test(q)).length;
-        const sortsNamed = () => statements.filter((q) => q.includes('r.created_at + 0')).length;
+        const { db, executed } = recordingStatements(s.db);
+        const statements = () => executed.map((q) => q.sql);
+        const walks = () => statements().filter((q) => /\(select \(lower\(q\.name\) like/.test(q)).length;
+        const sortsNamed = () => statements().filter((q) => q.includes('r.created_at + 0')).length;
         const oldest = await named(' 3');
         expect(oldest.length).toBeGreaterThan(100);
         const students = await s.db
@@ -455,11 +429,11 @@ for (const dialect of DIALECTS) {
         // The rest of the list was shorter than a walk: no set read.
         expect([walks(), sortsNamed()]).toEqual([2, 1]);
         // A page found within the walk reads no set of the named.
-        statements.length = 0;
+        executed.length = 0;
         const common = await searchStudents({ db, siteId: 'site_a' }, { q: 'er' }, { first: 100 }, NOW);
         expect(common.edges.map((e) => e.node.id)).toEqual((await named('er')).slice(0, 100));
         expect([walks(), sortsNamed()]).toEqual([1, 0]);
-        expect(statements.filter((q) => q.includes('"q"."id" as "person_id"')).length).toBe(0);
+        expect(statements().filter((q) => q.includes('"q"."id" as "person_id"'))).toEqual([]);
       });
 
       if (dialect === 'sqlite') {
