@@ -240,6 +240,10 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       '/api/admin/v1/students?limit=100',
       // The students list's filters (CONTRACT 6): a name, a course, a state, inactivity.
       '/api/admin/v1/students?q=bench4217%40&limit=100',
+      // Common texts: 11,112 names among the oldest students, every address, and two letters.
+      '/api/admin/v1/students?q=learner%201&limit=100',
+      '/api/admin/v1/students?q=scale.test&limit=100',
+      '/api/admin/v1/students?q=ar&limit=100',
       '/api/admin/v1/students?courseId=crs_bench_1&limit=100',
       '/api/admin/v1/students?state=expired&limit=100',
       // A course nobody is enrolled in, a state no enrollment is in, and a common course and state.
