@@ -213,7 +213,12 @@ function peopleNamed(scope: SiteScope, text: string) {
  * whole phrase again (0.3 ms a person at 100,000 people, where LIKE takes under a microsecond).
  */
 function namedFromIndex(scope: SiteScope, text: string): boolean {
-  return isSqlite(scope.db) && [...text].length >= 3;
+  return isSqlite(scope.db) && holdsTrigram(text);
+}
+
+/** Whether a text has the three characters a trigram index needs to find it; shorter ones are compared with every person. */
+function holdsTrigram(text: string): boolean {
+  return [...text].length >= 3;
 }
 
 /** The rule that compares rows: the name of the person `q` in any case, or the address, contains the text. */
@@ -258,7 +263,7 @@ async function startOf(
   filter: StudentFilter,
   now: number,
 ): Promise<{ start: Start; inactive?: number; people?: string[] | undefined }> {
-  if (filter.q !== undefined && [...filter.q].length >= 3) {
+  if (filter.q !== undefined && holdsTrigram(filter.q)) {
     const named = await fewNamed(scope, filter.q);
     if (named !== null) return { start: 'named', people: named.people };
   }
@@ -698,7 +703,8 @@ async function walkThenSort(scope: SiteScope, filter: StudentFilter, now: number
     .limit(WALKED_FOR_A_PAGE);
   // Read by the same names as the students' table, which is all matching reads of it.
   const walk = scope.db.selectFrom(window.as('r')) as unknown as ReturnType<typeof studentRoles>;
-  const rows = await pageRows(scope, filter, now, 'students', undefined, after, size, walk);
+  // The window starts after the cursor, so the page asks it no more.
+  const rows = await pageRows(scope, filter, now, 'students', undefined, null, size, walk);
   if (rows.length > size) return rows;
   // Short of a page: the walk was the rest of the list, or the matches lie further on.
   const walked = await scope.db
@@ -712,7 +718,7 @@ async function walkThenSort(scope: SiteScope, filter: StudentFilter, now: number
 /**
  * A page of the students matching the filter and how many match in all, from one start: asked apart, each
  * worked the start out again, and on PostgreSQL a page from a few named by `q` ran the name search four times
- * (counted for each, read for the page, and again inside the count) where now it runs twice.
+ * (counted for each, read for the page, and again inside the count) where now it runs once (fewNamed).
  */
 export async function searchStudentsWithTotal(
   scope: SiteScope,
