@@ -29,18 +29,46 @@ function studentsCounted(scope: SiteScope) {
   return scope.db.selectFrom('site_role_counts').select('n').where('site_id', '=', scope.siteId).where('role', '=', 'student');
 }
 
+/** A course's students, and those of them with an enrollment completed or revoked. */
+interface CourseStudentCounts {
+  n: number;
+  completed: number;
+  revoked: number;
+}
+
 /**
- * The site's students enrolled in a course (with an enrollment completed or revoked), from the counts the
- * triggers of migration 031 keep. A person has one enrollment per course, so they count students.
+ * The reads of a course's kept counts made within one search (searchStudentsWithTotal), by course: its start
+ * weighs the course by them and its total reads them again, as do the course's active students (those enrolled
+ * less those revoked and expired). Held only for a scope that search makes for itself, so no count outlives it.
  */
-async function countCourseStudents(scope: SiteScope, courseId: string, column: 'n' | 'completed' | 'revoked'): Promise<number> {
-  const row = await scope.db
+const courseCountsOfSearch = new WeakMap<SiteScope, Map<string, Promise<CourseStudentCounts>>>();
+
+/**
+ * The site's students enrolled in a course, with an enrollment completed and revoked, from the counts the
+ * triggers of migration 031 keep, in one statement. A person has one enrollment per course, so they count
+ * students.
+ */
+function courseStudentCounts(scope: SiteScope, courseId: string): Promise<CourseStudentCounts> {
+  const known = courseCountsOfSearch.get(scope);
+  const kept = known?.get(courseId);
+  if (kept !== undefined) return kept;
+  const read = scope.db
     .selectFrom('course_student_counts')
     .where('site_id', '=', scope.siteId)
     .where('course_id', '=', courseId)
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>(column), eb.lit(0)).as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'),
+      eb.fn.coalesce(eb.fn.sum<number | string>('completed'), eb.lit(0)).as('completed'),
+      eb.fn.coalesce(eb.fn.sum<number | string>('revoked'), eb.lit(0)).as('revoked'),
+    ])
+    .executeTakeFirstOrThrow()
+    .then((row) => ({ n: Number(row.n), completed: Number(row.completed), revoked: Number(row.revoked) }));
+  known?.set(courseId, read);
+  return read;
+}
+
+async function countCourseStudents(scope: SiteScope, courseId: string, column: keyof CourseStudentCounts): Promise<number> {
+  return (await courseStudentCounts(scope, courseId))[column];
 }
 
 /**
@@ -68,12 +96,8 @@ async function countCourseStudentsByAccess(scope: SiteScope, courseId: string, s
     return Number(row.n);
   };
   if (state === 'expired') return expired();
-  const [enrolled, revoked, ended] = await Promise.all([
-    countCourseStudents(scope, courseId, 'n'),
-    countCourseStudents(scope, courseId, 'revoked'),
-    expired(),
-  ]);
-  return enrolled - revoked - ended;
+  const [{ n, revoked }, ended] = await Promise.all([courseStudentCounts(scope, courseId), expired()]);
+  return n - revoked - ended;
 }
 
 /**
@@ -726,10 +750,13 @@ export async function searchStudentsWithTotal(
   request: PageRequest,
   now: number,
 ): Promise<{ page: Page<StudentRecord>; total: number }> {
-  const from = startingPoint(scope, filter, now);
+  // A scope of this search's own, under which a course's kept counts are read once (courseStudentCounts).
+  const search: SiteScope = { db: scope.db, siteId: scope.siteId };
+  courseCountsOfSearch.set(search, new Map());
+  const from = startingPoint(search, filter, now);
   const [page, total] = await Promise.all([
-    searchStudents(scope, filter, request, now, from),
-    countMatchingStudents(scope, filter, now, from),
+    searchStudents(search, filter, request, now, from),
+    countMatchingStudents(search, filter, now, from),
   ]);
   return { page, total };
 }

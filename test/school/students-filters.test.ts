@@ -234,6 +234,23 @@ for (const dialect of DIALECTS) {
       });
     }
 
+    it('a page and its total with a course read its kept counts once, whatever the state and inactivity, and answer as asked apart', async () => {
+      const first = { first: 100, after: null };
+      for (const state of [undefined, 'completed', 'revoked', 'active', 'expired'] as const)
+        for (const inactiveDays of [undefined, 30])
+          for (const courseId of ['crs_big', 'crs_small']) {
+            const filter: StudentFilter = { courseId, state, inactiveDays };
+            const { db, executed } = recordingStatements(s.db);
+            const both = await searchStudentsWithTotal({ db, siteId: 'site_a' }, filter, first, NOW);
+            expect(both, JSON.stringify(filter)).toEqual({
+              page: await searchStudents(scope(), filter, first, NOW),
+              total: await countMatchingStudents(scope(), filter, NOW),
+            });
+            const reads = executed.filter((q) => q.sql.includes('from "course_student_counts"')).length;
+            expect(reads, JSON.stringify(filter)).toBeLessThanOrEqual(1);
+          }
+    });
+
     if (dialect === 'sqlite') {
       for (const { filter, few } of FILTERS) {
         it(`${JSON.stringify(filter)}: the page ${few ? 'starts from the few enrollments' : 'walks the students in order'}`, async () => {
