@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
-import { alignDemoOrigins, seedDemo } from '../src/demo/seed-demo.js';
+import { alignDemoOrigins, databaseIsEmpty, seedDemo } from '../src/demo/seed-demo.js';
 import { systemClock } from '../src/kernel/clock.js';
 import { signingKeyEncryptionKey } from '../src/keys/signing-keys.js';
 import { openStore } from '../src/storage/connect.js';
@@ -16,7 +16,8 @@ const config = loadConfig({
   demo: true,
   env: {
     DATABASE_URL: databaseUrl,
-    SCHOOLGATE_SECRET: randomBytes(32).toString('base64url'),
+    // A kept database (bench/operator-scale.ts) is served again with the secret its keys were sealed with.
+    SCHOOLGATE_SECRET: process.env.BENCH_SECRET ?? randomBytes(32).toString('base64url'),
     // PostgreSQL deployments run with Redis (README): its revocation signals let nodes cache lookups.
     ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
   },
@@ -33,7 +34,8 @@ const app = await buildApp({ config, store, clock: systemClock, logger: false })
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;
-await seedDemo({ db: store.db, masterKey: signingKeyEncryptionKey(config.secret), clock: systemClock, port });
+if (await databaseIsEmpty(store.db))
+  await seedDemo({ db: store.db, masterKey: signingKeyEncryptionKey(config.secret), clock: systemClock, port });
 await alignDemoOrigins(store.db, port);
 await app.services.sites.reload();
 process.send?.({ port });

@@ -3,6 +3,7 @@
 // audit events, then `GET /students?limit=100`, `GET /analytics/overview` for a year and `GET /audit_events`
 // (unfiltered, by action prefix, by actor, by app) under load, p99 against 50 ms.
 // `npm run bench:operator` runs SQLite then PostgreSQL (a fresh database); OPERATOR_STUDENTS scales it.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,7 +195,10 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
   let databaseUrl: string;
   let drop = async () => {};
   // OPERATOR_KEEP_DATABASE=1 leaves the grown database (1.5 GB as a SQLite file) for EXPLAIN and profiling.
-  const keep = process.env.OPERATOR_KEEP_DATABASE ? () => console.log(`kept ${databaseUrl}`) : undefined;
+  // Its keys are sealed with a secret printed beside it: BENCH_DATABASE_URL and BENCH_SECRET serve it again
+  // (bench/app-server.ts).
+  const secret = randomBytes(32).toString('base64url');
+  const keep = process.env.OPERATOR_KEEP_DATABASE ? () => console.log(`kept ${databaseUrl} BENCH_SECRET=${secret}`) : undefined;
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'schoolgate-operator-'));
     databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
@@ -205,7 +209,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
     drop = async () => (keep ? keep() : database.drop());
   }
   const { child, origin } = await startAppServer(
-    { BENCH_DATABASE_URL: databaseUrl, BENCH_REDIS_URL: dialect === 'postgres' ? REDIS_FOR_POSTGRES : '' },
+    { BENCH_DATABASE_URL: databaseUrl, BENCH_REDIS_URL: dialect === 'postgres' ? REDIS_FOR_POSTGRES : '', BENCH_SECRET: secret },
     PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
   );
   try {
