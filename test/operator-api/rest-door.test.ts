@@ -114,6 +114,46 @@ for (const dialect of DIALECTS) {
       expectProblem(await call(server.academy, 'POST', '/courses', operator, { title: 'Door Test Course' }), 409, 'conflict');
     });
 
+    it('sends text beyond Latin-1 as UTF-8 with a Content-Length counting its bytes, over REST (GET and HEAD) and MCP', async () => {
+      // Answers leave as bytes (app.ts): the length must be the bytes', not the characters'.
+      const title = 'Çà et là — 学ぶ 🎓';
+      const created = await call(server.academy, 'POST', '/courses', operator, { title });
+      expect(created.status).toBe(201);
+      const id = (created.body.course as { id: string }).id;
+      const url = `${server.academy}${BASE}/courses/${id}`;
+      const headers = { authorization: `Bearer ${operator}` };
+      const res = await fetch(url, { headers });
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+      const text = bytes.toString('utf8');
+      expect(bytes.length).toBeGreaterThan(text.length);
+      expect((JSON.parse(text) as { course: { title: string } }).course.title).toBe(title);
+      const head = await fetch(url, { method: 'HEAD', headers });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(bytes.length));
+
+      const viaMcp = await fetch(`${server.academy}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_courses', arguments: { limit: 100 } } }),
+      });
+      const mcpBytes = Buffer.from(await viaMcp.arrayBuffer());
+      expect(viaMcp.status).toBe(200);
+      expect(Number(viaMcp.headers.get('content-length'))).toBe(mcpBytes.length);
+      const answer = JSON.parse(mcpBytes.toString('utf8')) as {
+        result: { structuredContent: { items: Array<{ id: string; title: string }> }; content: Array<{ text: string }> };
+      };
+      expect(answer.result.structuredContent.items.find((c) => c.id === id)?.title).toBe(title);
+      expect(answer.result.content[0]?.text).toContain(title);
+    });
+
     it('answers invalid input with 400 invalid_argument naming each field as a JSON pointer', async () => {
       const missing = await call(server.academy, 'POST', '/courses', operator, {});
       expectProblem(missing, 400, 'invalid_argument');
