@@ -29,7 +29,7 @@ import { registerAccountPages } from './http/routes/account-pages.js';
 import { registerAdminPages } from './http/routes/admin-pages.js';
 import { createServices, type Services } from './services.js';
 import { operatorSecuritySchemes } from './http/routes/docs.js';
-import { answerBytes } from './http/answer-bytes.js';
+import { answerBody } from './http/answer-bytes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -63,10 +63,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     services.redis?.disconnect();
   });
   app.setValidatorCompiler(validatorCompiler);
-  // Response schemas document the API; serialising plainly keeps the hot paths free of validation. The
+  // Response schemas document the API; serialising plainly keeps the hot paths free of validation. A large
   // answer is bytes (http/answer-bytes.ts): Fastify's type says a serializer returns a string, while its
-  // reply sends the Buffer a serializer returns as it sends one given to reply.send.
-  app.setSerializerCompiler(() => (data) => answerBytes(JSON.stringify(data)) as unknown as string);
+  // reply sends a Buffer a serializer returns as it sends one given to reply.send.
+  app.setSerializerCompiler(() => (data) => answerBody(JSON.stringify(data)) as string);
   app.setErrorHandler(handleError);
 
   await app.register(swagger, {

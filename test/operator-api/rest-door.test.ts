@@ -4,6 +4,7 @@
 // other error is an RFC 9457 problem with a stable code. Over real HTTP, with real operator tokens.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LARGE_ANSWER_UNITS } from '../../src/http/answer-bytes.js';
 import { REST_OPERATIONS } from '../../src/operations/registry.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -114,44 +115,68 @@ for (const dialect of DIALECTS) {
       expectProblem(await call(server.academy, 'POST', '/courses', operator, { title: 'Door Test Course' }), 409, 'conflict');
     });
 
-    it('sends text beyond Latin-1 as UTF-8 with a Content-Length counting its bytes, over REST (GET and HEAD) and MCP', async () => {
-      // Answers leave as bytes (app.ts): the length must be the bytes', not the characters'.
+    it('sends text beyond Latin-1 as UTF-8 with a Content-Length counting its bytes, small answers and large, over REST (GET and HEAD) and MCP', async () => {
+      // A large answer leaves as bytes and a small one as a string (http/answer-bytes.ts): either way the
+      // length must be the bytes', not the characters'.
       const title = 'Çà et là — 学ぶ 🎓';
-      const created = await call(server.academy, 'POST', '/courses', operator, { title });
-      expect(created.status).toBe(201);
-      const id = (created.body.course as { id: string }).id;
-      const url = `${server.academy}${BASE}/courses/${id}`;
       const headers = { authorization: `Bearer ${operator}` };
-      const res = await fetch(url, { headers });
-      const bytes = Buffer.from(await res.arrayBuffer());
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
-      const text = bytes.toString('utf8');
-      expect(bytes.length).toBeGreaterThan(text.length);
-      expect((JSON.parse(text) as { course: { title: string } }).course.title).toBe(title);
-      const head = await fetch(url, { method: 'HEAD', headers });
-      expect(head.status).toBe(200);
-      expect(head.headers.get('content-length')).toBe(String(bytes.length));
-
-      const viaMcp = await fetch(`${server.academy}/mcp`, {
-        method: 'POST',
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-11-25',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_courses', arguments: { limit: 100 } } }),
-      });
-      const mcpBytes = Buffer.from(await viaMcp.arrayBuffer());
-      expect(viaMcp.status).toBe(200);
-      expect(Number(viaMcp.headers.get('content-length'))).toBe(mcpBytes.length);
-      const answer = JSON.parse(mcpBytes.toString('utf8')) as {
-        result: { structuredContent: { items: Array<{ id: string; title: string }> }; content: Array<{ text: string }> };
+      /** The answer's bytes, checked against its Content-Length, and the text they hold. */
+      const fetched = async (url: string, init: RequestInit = {}) => {
+        const res = await fetch(url, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
+        const bytes = Buffer.from(await res.arrayBuffer());
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+        const text = bytes.toString('utf8');
+        expect(bytes.length).toBeGreaterThan(text.length);
+        return text;
       };
-      expect(answer.result.structuredContent.items.find((c) => c.id === id)?.title).toBe(title);
-      expect(answer.result.content[0]?.text).toContain(title);
+      const ids: string[] = [];
+      const description = `${'Für Anfänger — 学ぶ 🎓. '.repeat(450)}`.slice(0, 10_000);
+      for (const [i, t] of [title, `${title} 2`, `${title} 3`].entries()) {
+        const created = await call(server.academy, 'POST', '/courses', operator, { title: t, ...(i > 0 ? { description } : {}) });
+        expect(created.status).toBe(201);
+        ids.push((created.body.course as { id: string }).id);
+      }
+
+      const one = `${server.academy}${BASE}/courses/${ids[0]}`;
+      const small = await fetched(one);
+      expect(small.length).toBeLessThan(LARGE_ANSWER_UNITS);
+      expect((JSON.parse(small) as { course: { title: string } }).course.title).toBe(title);
+      const head = await fetch(one, { method: 'HEAD', headers });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(small)));
+
+      const list = `${server.academy}${BASE}/courses?limit=100`;
+      const large = await fetched(list);
+      expect(large.length).toBeGreaterThanOrEqual(LARGE_ANSWER_UNITS);
+      const items = (JSON.parse(large) as { items: Array<{ id: string; title: string; description: string }> }).items;
+      expect(items.find((c) => c.id === ids[0])?.title).toBe(title);
+      expect(items.find((c) => c.id === ids[2])?.description).toBe(description);
+      const largeHead = await fetch(list, { method: 'HEAD', headers });
+      expect(largeHead.headers.get('content-length')).toBe(String(Buffer.byteLength(large)));
+
+      const toolCall = (name: string, args: Record<string, unknown>) =>
+        fetched(`${server.academy}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+        });
+      type Listed = {
+        result: {
+          structuredContent: { items: Array<{ id: string; title: string; description: string }> };
+          content: Array<{ text: string }>;
+        };
+      };
+      const listed = JSON.parse(await toolCall('list_courses', { limit: 100 })) as Listed;
+      expect(JSON.stringify(listed).length).toBeGreaterThanOrEqual(LARGE_ANSWER_UNITS);
+      expect(listed.result.structuredContent.items.find((c) => c.id === ids[0])?.title).toBe(title);
+      expect(listed.result.structuredContent.items.find((c) => c.id === ids[1])?.description).toBe(description);
+      expect(listed.result.content[0]?.text).toContain(description);
     });
 
     it('answers invalid input with 400 invalid_argument naming each field as a JSON pointer', async () => {

@@ -15,7 +15,7 @@ import type { OperationContext } from '../../operations/operation.js';
 import { ANONYMOUS, accessFor, availableOn, type Caller, findTool } from '../../operations/registry.js';
 import type { Services } from '../../services.js';
 import { type Site, variantCapabilities } from '../../sites/site.js';
-import { answerBytes } from '../answer-bytes.js';
+import { answerBody } from '../answer-bytes.js';
 import { browserOriginAllowed } from '../browser-origins.js';
 import { sendInsufficientScope, sendInvalidToken, sendLostStanding, wwwAuthenticate } from '../bearer-guard.js';
 import { handleError } from '../error-handler.js';
@@ -207,7 +207,7 @@ async function handlePost(
     .code(200)
     .header('cache-control', 'no-store')
     .type('application/json')
-    .send(answerBytes(post.batch ? `[${answers.join(',')}]` : (answers[0] ?? '')));
+    .send(answerBody(post.batch ? `[${answers.join(',')}]` : (answers[0] ?? '')));
 }
 
 export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
