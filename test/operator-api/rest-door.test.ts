@@ -133,7 +133,12 @@ for (const dialect of DIALECTS) {
       };
       const ids: string[] = [];
       const description = `${'Für Anfänger — 学ぶ 🎓. '.repeat(450)}`.slice(0, 10_000);
-      for (const [i, t] of [title, `${title} 2`, `${title} 3`].entries()) {
+      // Enough long descriptions for a page of courses to pass LARGE_ANSWER_UNITS.
+      const titles = [
+        title,
+        ...Array.from({ length: Math.ceil(LARGE_ANSWER_UNITS / description.length) + 1 }, (_, i) => `${title} ${i + 2}`),
+      ];
+      for (const [i, t] of titles.entries()) {
         const created = await call(server.academy, 'POST', '/courses', operator, { title: t, ...(i > 0 ? { description } : {}) });
         expect(created.status).toBe(201);
         ids.push((created.body.course as { id: string }).id);
