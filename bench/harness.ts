@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { freePort } from '../test/helpers/free-port.js';
+import { deploymentNodeFlags } from './deployment-node-flags.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,13 +13,16 @@ import type { Person } from '../test/helpers/person.js';
 
 export { freePort };
 
-/** bench/app-server.ts in a child process; `env` picks its database and Redis, `execArgv` adds profilers. */
+/**
+ * bench/app-server.ts in a child process with `npm start`'s Node flags; `env` picks its database and Redis,
+ * `execArgv` adds profilers.
+ */
 export async function startAppServer(
   env: Record<string, string> = {},
   execArgv: string[] = [],
 ): Promise<{ child: ChildProcess; origin: string }> {
   const child = fork(fileURLToPath(new URL('./app-server.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx', ...execArgv],
+    execArgv: [...deploymentNodeFlags(), '--import', 'tsx', ...execArgv],
     stdio: 'inherit',
     env: { ...process.env, ...env },
   });
@@ -31,9 +35,10 @@ export async function startAppServer(
 
 /**
  * The application as a deployment runs it (issue 12): the compiled build, `serve --demo` in its own
- * process, default logging, a fresh SQLite file (or the DATABASE_URL given in `env`), and a platform config that lifts
- * the rate budgets (the benchmark is one address sending hundreds of thousands of requests). `nodeArgs`
- * adds profilers; `serveArgs` starts a further node of an existing deployment (`serve` without `--demo`).
+ * process with `npm start`'s Node flags (deployment-node-flags.ts), default logging, a fresh SQLite file
+ * (or the DATABASE_URL given in `env`), and a platform config that lifts the rate budgets (the benchmark is
+ * one address sending hundreds of thousands of requests). `nodeArgs` adds profilers; `serveArgs` starts a
+ * further node of an existing deployment (`serve` without `--demo`).
  * Answers once the server printed that it listens.
  */
 export async function startDeployedServer(
@@ -59,7 +64,7 @@ export async function startDeployedServer(
     }),
   );
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js', ...serveArgs], {
+  const child = spawn(process.execPath, [...deploymentNodeFlags(), ...nodeArgs, 'dist/src/main.js', ...serveArgs], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {
