@@ -34,5 +34,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
-# The same Node flags as `npm start` (a test keeps them alike; README, "Tests and benchmarks" says why).
-CMD ["node", "--max-semi-space-size=32", "dist/src/main.js", "serve"]
+CMD ["node", "dist/src/main.js", "serve"]

@@ -5,7 +5,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { freePort } from '../test/helpers/free-port.js';
-import { deploymentNodeFlags } from './deployment-node-flags.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,15 +13,18 @@ import type { Person } from '../test/helpers/person.js';
 export { freePort };
 
 /**
- * bench/app-server.ts in a child process with `npm start`'s Node flags; `env` picks its database and Redis,
- * `execArgv` adds profilers.
+ * Node flags for every server the benchmarks start, to compare runtime settings (`BENCH_NODE_FLAGS`, e.g.
+ * "--max-semi-space-size=32"); none by default, as `npm start` runs the server.
  */
+export const BENCH_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+
+/** bench/app-server.ts in a child process; `env` picks its database and Redis, `execArgv` adds profilers. */
 export async function startAppServer(
   env: Record<string, string> = {},
   execArgv: string[] = [],
 ): Promise<{ child: ChildProcess; origin: string }> {
   const child = fork(fileURLToPath(new URL('./app-server.ts', import.meta.url)), {
-    execArgv: [...deploymentNodeFlags(), '--import', 'tsx', ...execArgv],
+    execArgv: [...BENCH_NODE_FLAGS, '--import', 'tsx', ...execArgv],
     stdio: 'inherit',
     env: { ...process.env, ...env },
   });
@@ -35,10 +37,9 @@ export async function startAppServer(
 
 /**
  * The application as a deployment runs it (issue 12): the compiled build, `serve --demo` in its own
- * process with `npm start`'s Node flags (deployment-node-flags.ts), default logging, a fresh SQLite file
- * (or the DATABASE_URL given in `env`), and a platform config that lifts the rate budgets (the benchmark is
- * one address sending hundreds of thousands of requests). `nodeArgs` adds profilers; `serveArgs` starts a
- * further node of an existing deployment (`serve` without `--demo`).
+ * process, default logging, a fresh SQLite file (or the DATABASE_URL given in `env`), and a platform config that lifts
+ * the rate budgets (the benchmark is one address sending hundreds of thousands of requests). `nodeArgs`
+ * adds profilers; `serveArgs` starts a further node of an existing deployment (`serve` without `--demo`).
  * Answers once the server printed that it listens.
  */
 export async function startDeployedServer(
@@ -64,7 +65,7 @@ export async function startDeployedServer(
     }),
   );
   const port = await freePort();
-  const child = spawn(process.execPath, [...deploymentNodeFlags(), ...nodeArgs, 'dist/src/main.js', ...serveArgs], {
+  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, ...nodeArgs, 'dist/src/main.js', ...serveArgs], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {

@@ -14,8 +14,7 @@ import { initialiseSiteKeys, signingKeyEncryptionKey } from '../src/keys/signing
 import { insertSite } from '../src/sites/sites.repository.js';
 import { openStore } from '../src/storage/connect.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
-import { deploymentNodeFlags } from './deployment-node-flags.js';
-import { freePort } from './harness.js';
+import { BENCH_NODE_FLAGS, freePort } from './harness.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SITE_COUNTS = (process.env.BENCH_SITES ?? '2,10000').split(',').map(Number);
@@ -88,7 +87,7 @@ async function measure(count: number): Promise<{ startMs: number; rssAtStart: Re
   const secret = randomBytes(32).toString('base64url');
   const { dir, url } = await prepare(count, port, secret);
   const started = performance.now();
-  const child = spawn(process.execPath, [...deploymentNodeFlags(), 'dist/src/main.js', 'serve'], {
+  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, 'dist/src/main.js', 'serve'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, SCHOOLGATE_SECRET: secret },
