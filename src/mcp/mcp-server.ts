@@ -193,7 +193,7 @@ export function buildMcpServer(site: Site, caller: Caller, options: McpServerOpt
     { name: SERVER_NAME, title: site.name, version: SERVER_VERSION },
     { instructions: instructions(site, caller), jsonSchemaValidator: JSON_SCHEMA_VALIDATOR },
   );
-  const transport = new RequestTransport<ToolCallContext>();
+  const transport = new RequestTransport<ToolCallContext>(server.server);
   for (const operation of operationsFor(site, caller)) {
     server.registerTool(
       operation.name,

@@ -6,7 +6,6 @@ import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js'
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
   isInitializeRequest,
-  isJSONRPCRequest,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   type JSONRPCRequest,
@@ -72,7 +71,8 @@ export function readPost(headers: PostHeaders, body: unknown): PostVerdict {
       );
     }
   }
-  const requests = messages.filter(isJSONRPCRequest);
+  // Each message passed JSONRPCMessageSchema, whose notifications have no id and whose responses no method.
+  const requests = messages.filter((message): message is JSONRPCRequest => 'method' in message && 'id' in message);
   if (requests.length === 0) return { kind: 'accepted' };
   return { kind: 'requests', requests, batch: Array.isArray(body) };
 }
