@@ -32,7 +32,7 @@ type RequestEntry = (request: JSONRPCRequest) => void;
  * lacks it, and then requests go through `onmessage`. That `onmessage` (set by `Protocol.connect`) first tells
  * a message's kind with the SDK's guards, which parse it with zod: as a result response, as an error response
  * (each failing, and building a ZodError, for a request), then as a request. Without it a tool call took
- * 10-16% less CPU in pinned runs (bench/RESULTS.md, thirty-first session). It decides nothing here: every message this transport hands on is a
+ * 10% (anonymous) to 14% (member) less CPU in pinned runs (bench/RESULTS.md, thirty-first session). It decides nothing here: every message this transport hands on is a
  * request that the SDK's own JSONRPCMessageSchema has already parsed (post-messages.ts).
  */
 export function requestEntryOf(protocol: object): RequestEntry | undefined {
