@@ -31,9 +31,10 @@ type RequestEntry = (request: JSONRPCRequest) => void;
  * The request handling of an SDK server (`Protocol._onrequest`, SDK 1.x), bound to it; undefined if a later SDK
  * lacks it, and then requests go through `onmessage`. That `onmessage` (set by `Protocol.connect`) first tells
  * a message's kind with the SDK's guards, which parse it with zod: as a result response, as an error response
- * (each failing, and building a ZodError, for a request), then as a request. Without it a tool call took
- * 10% (anonymous) to 14% (member) less CPU in pinned runs (bench/RESULTS.md, thirty-first session). It decides nothing here: every message this transport hands on is a
- * request that the SDK's own JSONRPCMessageSchema has already parsed (post-messages.ts).
+ * (each failing, and building a ZodError, for a request), then as a request. Entering past those guards, a
+ * tool call took 10% (anonymous) to 14% (member) less CPU in pinned runs (bench/RESULTS.md, thirty-first
+ * session). They decide nothing here: every message this transport hands on is a request that the SDK's own
+ * JSONRPCMessageSchema has already parsed (post-messages.ts).
  */
 export function requestEntryOf(protocol: object): RequestEntry | undefined {
   const onrequest = (protocol as { _onrequest?: unknown })._onrequest;

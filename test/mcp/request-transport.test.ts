@@ -61,5 +61,6 @@ describe('the MCP request transport', () => {
   it('refuses a request before its server is connected, entering directly or not', async () => {
     const server = new McpServer({ name: 'test', version: '1.0.0' });
     await expect(new RequestTransport<string>(server.server).request(call(1, { text: 'x' }), 'alice')).rejects.toThrow(/not connected/);
+    await expect(new RequestTransport<string>().request(call(1, { text: 'x' }), 'alice')).rejects.toThrow(/not connected/);
   });
 });
