@@ -6,7 +6,7 @@ import { defineQuery } from '../storage/precompiled.js';
 import type { Database } from '../storage/schema.js';
 import { type Site, siteFromRow, type Variant } from './site.js';
 
-/** Sites in the order they were created; `limit` for a summary of a deployment with thousands. */
+/** Sites in the order they were created (an index walk, migration 049); `limit` for a summary of a deployment with thousands. */
 export async function listSites(db: Kysely<Database>, limit?: number): Promise<Site[]> {
   const rows = await db
     .selectFrom('sites')
@@ -16,14 +16,6 @@ export async function listSites(db: Kysely<Database>, limit?: number): Promise<S
     .$if(limit !== undefined, (qb) => qb.limit(limit ?? 0))
     .execute();
   return rows.map(siteFromRow);
-}
-
-export async function countSites(db: Kysely<Database>): Promise<number> {
-  const row = await db
-    .selectFrom('sites')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 /** The site at an origin, through the unique index on `origin`. */

@@ -48,6 +48,7 @@ import * as m045 from './migrations/045-sessions-by-person.js';
 import * as m046 from './migrations/046-live-grants-by-app.js';
 import * as m047 from './migrations/047-members-by-time.js';
 import * as m048 from './migrations/048-comments-by-person.js';
+import * as m049 from './migrations/049-sites-by-creation.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -99,6 +100,7 @@ const migrations: Record<string, Migration> = {
   '046-live-grants-by-app': m046,
   '047-members-by-time': m047,
   '048-comments-by-person': m048,
+  '049-sites-by-creation': m049,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

@@ -11,6 +11,10 @@ import { cli, cliEnv, startCli, TEST_SECRET } from './cli-harness.js';
 /** The secret the demo's keys move to; they were sealed with TEST_SECRET. */
 const NEW_SECRET = 'new-secret-0123456789abcdefghijklmnopqrstuvwxyzABCD';
 import { freePort } from '../helpers/free-port.js';
+import { plansOf } from '../helpers/sqlite-plans.js';
+import { insertSite, listSites } from '../../src/sites/sites.repository.js';
+import { openStore, type Store } from '../../src/storage/connect.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
 
 async function issuerAt(url: string): Promise<unknown> {
   const response = await fetch(`${url}/.well-known/openid-configuration`);
@@ -161,5 +165,70 @@ for (const dialect of DIALECTS) {
       expect(after.status).toBe(403);
       expect(after.html).toContain('This form expired');
     });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`schoolgate serve start-up summary of many sites (${dialect})`, () => {
+    let url: string;
+    let cleanup: () => Promise<void>;
+    let store: Store;
+    // Created a minute apart, their slugs in the reverse order: the summary must follow creation.
+    let minute = 0;
+    const clock = { now: () => Date.UTC(2026, 0, 1) + minute * 60_000 };
+    const createSites = async (from: number, to: number) => {
+      for (let i = from; i < to; i++, minute++)
+        await insertSite(
+          store.db,
+          { slug: `school-${99 - i}`, name: `School ${i}`, origin: `https://s${i}.example.test`, variant: 'A' },
+          clock,
+        );
+    };
+    const summary = async () => {
+      const running = startCli(['serve'], cliEnv(url, { PORT: String(await freePort()) }));
+      try {
+        await running.waitFor('listening on');
+        return running.output().stdout;
+      } finally {
+        expect((await running.stop()).code).toBe(0);
+      }
+    };
+
+    beforeAll(async () => {
+      ({ url, cleanup } = await freshDatabaseUrl(dialect));
+      store = openStore(url);
+      await migrateToLatest(store);
+    });
+
+    afterAll(async () => {
+      await store?.close();
+      await cleanup?.();
+    });
+
+    it('names the first 20 sites by creation and, past them, points at `schoolgate site list` without counting every site', async () => {
+      await createSites(0, 20);
+      const twenty = await summary();
+      for (let i = 0; i < 20; i++) expect(twenty).toContain(`School ${i} (school-${99 - i}, variant A)  https://s${i}.example.test`);
+      expect(twenty).not.toContain('… and more');
+
+      await createSites(20, 22);
+      const more = await summary();
+      expect(
+        more
+          .split('\n')
+          .filter((line) => line.includes('.example.test'))
+          .map((line) => line.trim().split(' (')[0]),
+      ).toEqual(Array.from({ length: 20 }, (_, i) => `School ${i}`));
+      expect(more).toContain('  … and more: `schoolgate site list` lists every site');
+    });
+
+    if (dialect === 'sqlite') {
+      it('reads the first sites by creation through migration 049’s index, with no scan or sort of the sites', async () => {
+        const plans = await plansOf(store.db, '"sites"', (db) => listSites(db, 21));
+        expect(plans).toHaveLength(1);
+        expect(plans[0]).toMatch(/SCAN sites USING INDEX sites_created/);
+        expect(plans[0]).not.toMatch(/TEMP B-TREE/);
+      });
+    }
   });
 }
