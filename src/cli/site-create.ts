@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { initialiseSiteKeys, signingKeyEncryptionKey } from '../keys/signing-keys.js';
 import { normaliseOrigin, SITE_NAME_MAX_LENGTH, type Variant } from '../sites/site.js';
-import { findSiteBySlug, insertSite, listSites } from '../sites/sites.repository.js';
+import { findSiteByOrigin, findSiteBySlug, insertSite } from '../sites/sites.repository.js';
 import {
   type Command,
   CommandFailure,
@@ -76,7 +76,7 @@ ${ENV_HELP}`,
     const config = withConfig(ctx);
     const site = await withStore(config, async (store) => {
       if (await findSiteBySlug(store.db, slug)) throw new CommandFailure(`a site with slug "${slug}" already exists`);
-      const holder = (await listSites(store.db)).find((s) => s.origin === origin);
+      const holder = await findSiteByOrigin(store.db, origin);
       if (holder) throw new CommandFailure(`origin ${origin} already belongs to site "${holder.slug}"`);
       await requireSecretOpensKeys(store, config);
       const masterKey = signingKeyEncryptionKey(config.secret);
