@@ -31,9 +31,10 @@ async function build(): Promise<void> {
 }
 
 /** A database with `count` sites on origins http://s<i>.localhost:<port>, each with its keys. */
-async function prepare(count: number, port: number, secret: string): Promise<{ dir: string; url: string }> {
+async function prepare(count: number, port: number, secret: string): Promise<{ dir: string; url: string; file: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'schoolgate-scale-'));
-  const url = `sqlite:${join(dir, 'scale.db')}`;
+  const file = join(dir, 'scale.db');
+  const url = `sqlite:${file}`;
   const store = openStore(url);
   await migrateToLatest(store);
   const masterKey = signingKeyEncryptionKey(secret);
@@ -50,7 +51,7 @@ async function prepare(count: number, port: number, secret: string): Promise<{ d
     });
   }
   await store.close();
-  return { dir, url };
+  return { dir, url, file };
 }
 
 /** GET with a Host header of our choosing (fetch does not let a caller set Host). */
@@ -66,26 +67,42 @@ function get(port: number, path: string, host: string): Promise<number> {
 }
 
 /**
- * Resident memory, and the part of it that is the process's own (RssAnon): the rest is mostly pages of the
- * SQLite file mapped for reading (mmap_size), which the kernel shares and reclaims like any file cache.
+ * Resident memory, the part of it that is the process's own (RssAnon), and of the file-backed rest the pages
+ * of the SQLite file mapped for reading (mmap_size), which the kernel shares and reclaims like any file cache
+ * and which grow with the pages read, not with what the process keeps (the rest is Node's own code).
  */
 interface Resident {
   rss: number;
   anon: number;
+  /** Of the rest, the pages of the database file itself that are mapped in (the other mappings are Node's code). */
+  databaseFile: number;
 }
 
-function rssOf(pid: number): Resident {
+/** The resident pages of mappings of `file` (its memory map), from /proc/<pid>/smaps. */
+function mappedOf(pid: number, file: string): number {
+  let current = '';
+  let kib = 0;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s+(.*)$/.exec(line);
+    if (mapping) current = mapping[1] ?? '';
+    else if (current === file && line.startsWith('Rss:')) kib += Number(/(\d+)/.exec(line)?.[1] ?? 0);
+  }
+  return kib * 1024;
+}
+
+function rssOf(pid: number, databaseFile: string): Resident {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
-  return { rss: kib('VmRSS'), anon: kib('RssAnon') };
+  return { rss: kib('VmRSS'), anon: kib('RssAnon'), databaseFile: mappedOf(pid, databaseFile) };
 }
 
-const mb = (r: Resident) => `${(r.rss / 1048576).toFixed(1).padStart(6)} MB (own ${(r.anon / 1048576).toFixed(1).padStart(6)} MB)`;
+const megabytes = (bytes: number) => (bytes / 1048576).toFixed(1).padStart(6);
+const mb = (r: Resident) => `${megabytes(r.rss)} MB (own ${megabytes(r.anon)} MB, database file ${megabytes(r.databaseFile)} MB)`;
 
 async function measure(count: number): Promise<{ startMs: number; rssAtStart: Resident; rss: Resident; visitMs: number }> {
   const port = await freePort();
   const secret = randomBytes(32).toString('base64url');
-  const { dir, url } = await prepare(count, port, secret);
+  const { dir, url, file } = await prepare(count, port, secret);
   const started = performance.now();
   const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, 'dist/src/main.js', 'serve'], {
     cwd: root,
@@ -102,7 +119,7 @@ async function measure(count: number): Promise<{ startMs: number; rssAtStart: Re
   });
   const startMs = performance.now() - started;
   child.stdout.resume();
-  const rssAtStart = rssOf(child.pid as number);
+  const rssAtStart = rssOf(child.pid as number, file);
   const visitStarted = performance.now();
   try {
     for (let v = 0; v < Math.min(VISITED, count); v++) {
@@ -113,7 +130,7 @@ async function measure(count: number): Promise<{ startMs: number; rssAtStart: Re
       }
     }
     const visitMs = performance.now() - visitStarted;
-    return { startMs, rssAtStart, rss: rssOf(child.pid as number), visitMs };
+    return { startMs, rssAtStart, rss: rssOf(child.pid as number, file), visitMs };
   } finally {
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
