@@ -16,7 +16,7 @@ export const janitorCommand: Command = {
   help: `Usage: schoolgate janitor --once
 
 Deletes, in small batches, what can no longer be used: authorization codes an hour past expiry,
-expired access and refresh tokens, the grants left without tokens, expired sessions and
+expired access and refresh tokens, the grants whose refresh family has expired, expired sessions and
 sign-in counters untouched for a day; and, on local disk, the partial files of uploads a crash
 cut off and the finished files no asset names, once nothing has written to them for a day. Live
 requests are not held up while it runs.

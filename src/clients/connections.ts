@@ -1,6 +1,6 @@
 // The apps connected to a site (issue 11): which hold live grants, for whom, with what scopes, and the
-// revocations an operator or a member starts from the admin and account pages. A revocation ends every
-// grant and token in one transaction, then tells every node (storage/revocation-signals.ts).
+// revocations an operator or a member starts from the admin and account pages. A revocation ends the
+// grants, and so every token under them, in one statement, then tells every node (storage/revocation-signals.ts).
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import type { RevocationSignals } from '../storage/revocation-signals.js';
@@ -21,8 +21,10 @@ const SIGNALS_PER_REVOCATION = 100;
  */
 export async function revokeAppAtSite(ctx: RevokeContext, siteId: string, clientId: string, personId?: string): Promise<number> {
   const now = ctx.clock.now();
-  const ended = await ctx.db.transaction().execute(async (trx) => {
-    const grants = await trx
+  // One statement: the tokens answer to their grants (oauth/tokens/tokens.repository.ts), so ending the
+  // grants ends every token under them, however many (migration 050).
+  const ended = (
+    await ctx.db
       .updateTable('grants')
       .set({ revoked_at: now })
       .where('site_id', '=', siteId)
@@ -30,30 +32,8 @@ export async function revokeAppAtSite(ctx: RevokeContext, siteId: string, client
       .$if(personId !== undefined, (qb) => qb.where('person_id', '=', personId ?? ''))
       .where('revoked_at', 'is', null)
       .returning('id')
-      .execute();
-    // Every token lies under a grant of its own site, app and person, so the tokens are reached through the
-    // app's grants (revoked ones too: a token left live under one is ended as well), each grant's tokens by
-    // the tokens' index by grant. The tokens have no index by app: asked for it alone, a member's click on
-    // /account/apps read every token of the site (90 ms for each table at a million, the write lock held).
-    const grantsOfApp = trx
-      .selectFrom('grants')
-      .select('id')
-      .where('site_id', '=', siteId)
-      .where('client_id', '=', clientId)
-      .$if(personId !== undefined, (qb) => qb.where('person_id', '=', personId ?? ''));
-    for (const table of ['access_tokens', 'refresh_tokens'] as const) {
-      await trx
-        .updateTable(table)
-        .set(table === 'refresh_tokens' ? { revoked_at: now, replay_sealed: null } : { revoked_at: now })
-        .where('grant_id', 'in', grantsOfApp)
-        .where('site_id', '=', siteId)
-        .where('client_id', '=', clientId)
-        .$if(personId !== undefined, (qb) => qb.where('person_id', '=', personId ?? ''))
-        .where('revoked_at', 'is', null)
-        .execute();
-    }
-    return grants.map((g) => g.id);
-  });
+      .execute()
+  ).map((g) => g.id);
   if (ctx.signals) {
     if (ended.length > SIGNALS_PER_REVOCATION) await ctx.signals.publish({ kind: 'flush' });
     else for (const grantId of ended) await ctx.signals.publish({ kind: 'grant', grantId });

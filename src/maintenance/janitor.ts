@@ -1,5 +1,5 @@
 // The janitor deletes what can no longer be used: expired authorization codes, access and refresh tokens,
-// the grants (refresh families) left without tokens, expired sessions and stale sign-in counters, and what
+// the grants whose refresh family has expired, expired sessions and stale sign-in counters, and what
 // is kept only for a while: the apps' usage log and the audit log's routine token events. It
 // works in small batches through the expiry indexes (migration 003) with a pause between them, so live
 // requests keep their latency while a million rows go; on PostgreSQL an advisory lock keeps the nodes of
@@ -175,38 +175,33 @@ export class Janitor {
       return this.counted(count, 'authorization_codes', rows.numDeletedRows);
     });
 
-    for (const table of ['access_tokens', 'refresh_tokens'] as const) {
-      await this.batches(async () => {
-        const deleted = await db
-          .deleteFrom(table)
-          .where('token_hash', 'in', db.selectFrom(table).select('token_hash').where('expires_at', '<', now).limit(n))
-          .returning('grant_id')
-          .execute();
-        count(table, deleted.length);
-        // The grants these tokens belonged to go too once no token of theirs is left.
-        const grantIds = [...new Set(deleted.map((r) => r.grant_id))];
-        if (grantIds.length > 0) {
-          const grants = await db
-            .deleteFrom('grants')
-            .where('id', 'in', grantIds)
-            .where(({ not, exists, selectFrom }) =>
-              not(
-                exists(
-                  selectFrom('access_tokens')
-                    .select(sql.lit(1).as('one'))
-                    .whereRef('access_tokens.grant_id', '=', 'grants.id')
-                    .unionAll(
-                      selectFrom('refresh_tokens').select(sql.lit(1).as('one')).whereRef('refresh_tokens.grant_id', '=', 'grants.id'),
-                    ),
-                ),
-              ),
-            )
-            .executeTakeFirst();
-          count('grants', Number(grants.numDeletedRows));
-        }
-        return deleted.length;
-      });
-    }
+    await this.batches(async () => {
+      const rows = await db
+        .deleteFrom('access_tokens')
+        .where('token_hash', 'in', db.selectFrom('access_tokens').select('token_hash').where('expires_at', '<', now).limit(n))
+        .executeTakeFirst();
+      return this.counted(count, 'access_tokens', rows.numDeletedRows);
+    });
+
+    await this.batches(async () => {
+      const deleted = await db
+        .deleteFrom('refresh_tokens')
+        .where('token_hash', 'in', db.selectFrom('refresh_tokens').select('token_hash').where('expires_at', '<', now).limit(n))
+        .returning(['grant_id', 'rotated_at'])
+        .execute();
+      count('refresh_tokens', deleted.length);
+      // A grant ends with the head of its refresh family, the one token never rotated: every code
+      // exchange issues one, each rotation hands the head on, and it outlives the rest of the family and
+      // (with an access lifetime no longer than the refresh lifetime) every access token. The tokens are
+      // not indexed by grant (migration 050), so this is how the grants left without a usable token are
+      // found; a token still stored under a deleted grant is refused and deleted when it expires.
+      const ended = [...new Set(deleted.filter((r) => r.rotated_at === null).map((r) => r.grant_id))];
+      if (ended.length > 0) {
+        const grants = await db.deleteFrom('grants').where('id', 'in', ended).executeTakeFirst();
+        count('grants', Number(grants.numDeletedRows));
+      }
+      return deleted.length;
+    });
 
     await this.batches(async () => {
       const rows = await db

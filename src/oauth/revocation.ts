@@ -9,6 +9,7 @@ import { type RawParams, required, single } from './parameters.js';
 import { authenticateCaller, type Caller } from './token/client-authentication.js';
 import type { TokenContext } from './token/token-context.js';
 import { endAccessToken, endGrant } from './tokens/token-revocation.js';
+import { findAccessTokenByHash, findRefreshTokenByHash } from './tokens/tokens.repository.js';
 
 export async function handleRevocation(ctx: TokenContext, site: Site, params: RawParams, caller: Caller): Promise<void> {
   const client = await authenticateCaller(ctx, site, params, caller);
@@ -18,20 +19,12 @@ export async function handleRevocation(ctx: TokenContext, site: Site, params: Ra
     throw new OAuthError('unsupported_token_type', 'token_type_hint must be access_token or refresh_token');
   }
   const tokenHash = hashToken(token);
-  const [access, refresh] = await Promise.all([
-    ctx.db
-      .selectFrom('access_tokens')
-      .select(['client_id', 'person_id', 'revoked_at'])
-      .where('token_hash', '=', tokenHash)
-      .where('site_id', '=', site.id)
-      .executeTakeFirst(),
-    ctx.db
-      .selectFrom('refresh_tokens')
-      .select(['client_id', 'person_id', 'grant_id', 'revoked_at'])
-      .where('token_hash', '=', tokenHash)
-      .where('site_id', '=', site.id)
-      .executeTakeFirst(),
+  // Through the lookups that answer a grant's revocation as its tokens' (tokens.repository.ts).
+  const [foundAccess, refresh] = await Promise.all([
+    findAccessTokenByHash(ctx.db, tokenHash),
+    findRefreshTokenByHash(ctx.db, site.id, tokenHash),
   ]);
+  const access = foundAccess?.site_id === site.id ? foundAccess : undefined;
   const found = access ?? refresh;
   if (!found) return;
   // RFC 7009 2.1: only the client the token was issued to may revoke it.

@@ -49,6 +49,7 @@ import * as m046 from './migrations/046-live-grants-by-app.js';
 import * as m047 from './migrations/047-members-by-time.js';
 import * as m048 from './migrations/048-comments-by-person.js';
 import * as m049 from './migrations/049-sites-by-creation.js';
+import * as m050 from './migrations/050-tokens-answer-to-their-grant.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -101,6 +102,7 @@ const migrations: Record<string, Migration> = {
   '047-members-by-time': m047,
   '048-comments-by-person': m048,
   '049-sites-by-creation': m049,
+  '050-tokens-answer-to-their-grant': m050,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

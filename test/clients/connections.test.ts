@@ -1,10 +1,11 @@
 // Revoking an app at a site (the admin's connections page) or one person's use of it (/account/apps): every
-// token of the app (or of that person and app) ends, access and refresh alike, and nothing else does; the
-// tokens are reached through the app's grants, by the tokens' index by grant, never by reading every token.
+// token of the app (or of that person and app) ends, access and refresh alike, and nothing else does. Only
+// the app's grants are written: the tokens' lookups answer their grant's revocation (migration 050).
 // A person's apps, and their grants of one app, are read by migration 044's index of grants by person.
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { personApps, revokeAppAtSite, withdrawPersonApp } from '../../src/clients/connections.js';
+import { findAccessTokenByHash, findRefreshTokenByHash } from '../../src/oauth/tokens/tokens.repository.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
@@ -22,7 +23,7 @@ interface TokenSpec {
 }
 
 /**
- * site_a: app_x used by per_1 (two grants, one already revoked with a token left live under it) and per_2;
+ * site_a: app_x used by per_1 (two grants, one already revoked while its tokens' own rows are not) and per_2;
  * app_y used by per_1. site_b: app_x used by per_1. Each grant holds one access and one refresh token.
  */
 const GRANTS: Array<TokenSpec & { revoked?: boolean }> = [
@@ -73,17 +74,15 @@ async function seed(db: Kysely<Database>): Promise<void> {
   }
 }
 
-/** Which grants' tokens are live, per table, and whether any ended refresh token still keeps its sealed replay. */
+/** Which grants' tokens are live, per table, as the bearer check and the token endpoint look them up. */
 async function liveTokens(db: Kysely<Database>) {
-  const access = await db.selectFrom('access_tokens').select('grant_id').where('revoked_at', 'is', null).orderBy('grant_id').execute();
-  const refresh = await db.selectFrom('refresh_tokens').select('grant_id').where('revoked_at', 'is', null).orderBy('grant_id').execute();
-  const sealedAfterEnd = await db
-    .selectFrom('refresh_tokens')
-    .select('grant_id')
-    .where('revoked_at', 'is not', null)
-    .where('replay_sealed', 'is not', null)
-    .execute();
-  return { access: access.map((r) => r.grant_id), refresh: refresh.map((r) => r.grant_id), sealedAfterEnd: sealedAfterEnd.length };
+  const access: string[] = [];
+  const refresh: string[] = [];
+  for (const g of GRANTS) {
+    if ((await findAccessTokenByHash(db, `at_${g.grant}`))?.revoked_at === null) access.push(g.grant);
+    if ((await findRefreshTokenByHash(db, g.site, `rt_${g.grant}`))?.revoked_at === null) refresh.push(g.grant);
+  }
+  return { access: access.sort(), refresh: refresh.sort() };
 }
 
 for (const dialect of DIALECTS) {
@@ -95,26 +94,23 @@ for (const dialect of DIALECTS) {
     }, 60_000);
     afterAll(() => s?.close());
 
-    it('one person withdrawing an app ends only their tokens of it at this site, the ones under an ended grant included', async () => {
+    it('starts with every token live but those under the grant already ended', async () => {
+      const all = ['grt_bx1', 'grt_x1', 'grt_x2', 'grt_y1'];
+      expect(await liveTokens(s.db)).toEqual({ access: all, refresh: all });
+    });
+
+    it('one person withdrawing an app ends only their tokens of it at this site', async () => {
       const ended = await withdrawPersonApp({ db: s.db, clock: LATER_CLOCK }, 'site_a', 'per_1', 'app_x');
       expect(ended).toBe(1);
-      expect(await liveTokens(s.db)).toEqual({
-        access: ['grt_bx1', 'grt_x2', 'grt_y1'],
-        refresh: ['grt_bx1', 'grt_x2', 'grt_y1'],
-        sealedAfterEnd: 0,
-      });
-      const revokedAt = await s.db
-        .selectFrom('access_tokens')
-        .select('revoked_at')
-        .where('grant_id', '=', 'grt_x1')
-        .executeTakeFirstOrThrow();
-      expect(Number(revokedAt.revoked_at)).toBe(LATER);
+      expect(await liveTokens(s.db)).toEqual({ access: ['grt_bx1', 'grt_x2', 'grt_y1'], refresh: ['grt_bx1', 'grt_x2', 'grt_y1'] });
+      const token = await findAccessTokenByHash(s.db, 'at_grt_x1');
+      expect(Number(token?.revoked_at)).toBe(LATER);
     });
 
     it('an operator revoking an app ends every token of it at this site, and no other app’s or site’s', async () => {
       const ended = await revokeAppAtSite({ db: s.db, clock: LATER_CLOCK }, 'site_a', 'app_x');
       expect(ended).toBe(1);
-      expect(await liveTokens(s.db)).toEqual({ access: ['grt_bx1', 'grt_y1'], refresh: ['grt_bx1', 'grt_y1'], sealedAfterEnd: 0 });
+      expect(await liveTokens(s.db)).toEqual({ access: ['grt_bx1', 'grt_y1'], refresh: ['grt_bx1', 'grt_y1'] });
     });
 
     it('a person’s apps at a site are their consents and live grants there, and no one else’s', async () => {
@@ -137,24 +133,18 @@ for (const dialect of DIALECTS) {
     });
 
     if (dialect === 'sqlite') {
-      it('the tokens are reached by their index by grant, through the app’s grants (one person’s by migration 044’s index), never by reading every token', async () => {
-        for (const [revoke, grants] of [
-          [
-            (db: Kysely<Database>) => revokeAppAtSite({ db, clock: LATER_CLOCK }, 'site_a', 'app_y'),
-            'SEARCH grants USING INDEX grants_site_client (site_id=? AND client_id=?)',
-          ],
-          [
-            (db: Kysely<Database>) => revokeAppAtSite({ db, clock: LATER_CLOCK }, 'site_a', 'app_y', 'per_1'),
-            'SEARCH grants USING INDEX grants_site_person (site_id=? AND person_id=? AND client_id=?)',
-          ],
+      it('a revocation writes only the app’s live grants, found by an index (one person’s as well), and no token row', async () => {
+        for (const [revoke, personal] of [
+          [(db: Kysely<Database>) => revokeAppAtSite({ db, clock: LATER_CLOCK }, 'site_a', 'app_y'), false],
+          [(db: Kysely<Database>) => revokeAppAtSite({ db, clock: LATER_CLOCK }, 'site_a', 'app_y', 'per_1'), true],
         ] as const) {
-          for (const table of ['access_tokens', 'refresh_tokens']) {
-            const plans = await plansOf(s.db, `update "${table}"`, revoke);
-            expect(plans).toHaveLength(1);
-            expect(plans[0]).toMatch(new RegExp(`^SEARCH ${table} USING INDEX ${table}_grant \\(grant_id=\\?\\)`));
-            expect(plans[0]).toContain(grants);
-            expect(plans[0]).not.toMatch(/SCAN/);
-          }
+          const plans = await plansOf(s.db, 'update "grants"', revoke);
+          expect(plans).toHaveLength(1);
+          expect(plans[0]).toMatch(/^SEARCH grants USING INDEX grants_\w+ \(site_id=\? AND /);
+          expect(plans[0]).toContain('client_id=?');
+          if (personal) expect(plans[0]).toContain('person_id=?');
+          expect(plans[0]).not.toMatch(/SCAN/);
+          for (const table of ['access_tokens', 'refresh_tokens']) expect(await plansOf(s.db, `"${table}"`, revoke)).toEqual([]);
         }
       });
 

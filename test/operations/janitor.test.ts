@@ -1,11 +1,12 @@
 // Issue 8, "Operations": the janitor deletes what has expired (codes an hour past expiry, access and
-// refresh tokens, grants left without tokens, sessions, stale sign-in counters, the audit log's routine
+// refresh tokens, grants whose refresh family expired, sessions, stale sign-in counters, the audit log's routine
 // token events past their retention), keeps everything still usable or kept for good, works in batches,
 // reports to the metrics, and on PostgreSQL lets one node purge at a time.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findAccessTokenByHash } from '../../src/oauth/tokens/tokens.repository.js';
 import { cli, cliEnv } from '../cli/cli-harness.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -17,6 +18,8 @@ const DAY = 24 * HOUR;
 interface Fixture {
   deadGrant: string;
   liveGrant: string;
+  /** A live access token of the dead grant: kept until it expires, and refused once its grant is gone. */
+  orphanAccess: string;
   ids: Record<string, { gone: string[]; kept: string[] }>;
 }
 
@@ -51,23 +54,26 @@ async function seedExpiry(server: DemoServer, expiredTokens = 3): Promise<Fixtur
 
   const expiredAccess = Array.from({ length: expiredTokens }, (_, i) => token(i % 2 ? liveGrant : deadGrant, now - HOUR));
   const liveAccess = token(liveGrant, now + HOUR);
+  const orphanAccess = token(deadGrant, now + HOUR);
   await db
     .insertInto('access_tokens')
-    .values([...expiredAccess, liveAccess])
+    .values([...expiredAccess, liveAccess, orphanAccess])
     .execute();
   add(
     'access_tokens',
     expiredAccess.map((t) => t.token_hash),
-    [liveAccess.token_hash],
+    [liveAccess.token_hash, orphanAccess.token_hash],
   );
 
-  const refreshRow = (grant: string, expiresAt: number) => ({
+  const refreshRow = (grant: string, expiresAt: number, rotatedAt: number | null = null) => ({
     ...token(grant, expiresAt),
-    rotated_at: null,
+    rotated_at: rotatedAt,
     replay_sealed: null,
     replay_until: null,
   });
-  const expiredRefresh = [refreshRow(deadGrant, now - 1), refreshRow(liveGrant, now - DAY)];
+  // The dead grant's family ends with its head (never rotated) expired; the live grant's expired token is
+  // one it rotated past, and its head lives on: the janitor ends a grant with its head (migration 050).
+  const expiredRefresh = [refreshRow(deadGrant, now - 1), refreshRow(liveGrant, now - DAY, now - 31 * DAY)];
   const liveRefresh = refreshRow(liveGrant, now + 30 * DAY);
   await db
     .insertInto('refresh_tokens')
@@ -165,7 +171,7 @@ async function seedExpiry(server: DemoServer, expiredTokens = 3): Promise<Fixtur
     oldTokenEvents.map((e) => e.request_id),
     keptEvents.map((e) => e.request_id),
   );
-  return { deadGrant, liveGrant, ids };
+  return { deadGrant, liveGrant, orphanAccess: orphanAccess.token_hash, ids };
 }
 
 const KEY: Record<string, string> = {
@@ -196,6 +202,7 @@ async function expectPurged(server: DemoServer, fixture: Fixture): Promise<void>
     .where('id', 'in', [fixture.deadGrant, fixture.liveGrant])
     .execute();
   expect(grants.map((g) => g.id)).toEqual([fixture.liveGrant]);
+  expect((await findAccessTokenByHash(server.store.db, fixture.orphanAccess))?.revoked_at, 'a token of a deleted grant').not.toBeNull();
 }
 
 for (const dialect of DIALECTS) {
@@ -211,7 +218,7 @@ for (const dialect of DIALECTS) {
     });
     afterAll(() => server?.close());
 
-    it('`schoolgate janitor --once` deletes every expired row and the grants left without tokens, and keeps what is still usable', async () => {
+    it('`schoolgate janitor --once` deletes every expired row and the grants whose refresh family expired, and keeps what is still usable', async () => {
       const client = DEMO_CLIENTS.academyApp;
       const tokens = await getTokens(server, client);
       const fixture = await seedExpiry(server);

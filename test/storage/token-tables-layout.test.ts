@@ -61,10 +61,10 @@ for (const dialect of DIALECTS) {
     afterAll(() => s?.close());
 
     if (dialect === 'sqlite') {
-      it('keeps the token tables as rowid tables, each with its unique hash index, its grant index and its expiry index', async () => {
+      it('keeps the token tables as rowid tables, each with its unique hash index and its expiry index (none by grant: migration 050)', async () => {
         for (const table of TABLES) {
           expect(await withoutRowid(s, table), table).toBe(0);
-          expect(await indexNames(s, table)).toEqual([`${table}_expires`, `${table}_grant`, `sqlite_autoindex_${table}_1`]);
+          expect(await indexNames(s, table)).toEqual([`${table}_expires`, `sqlite_autoindex_${table}_1`]);
         }
       });
     }
@@ -99,11 +99,11 @@ for (const dialect of DIALECTS) {
           .values({ ...taken, token_hash: null as unknown as string })
           .execute(),
       ).rejects.toThrow();
-      // The references stay: a token of a grant that does not exist is refused.
+      // The references stay: a token of a site that does not exist is refused.
       await expect(
         s.db
           .insertInto('refresh_tokens')
-          .values({ ...(before.refresh[0] ?? taken), token_hash: 'another', grant_id: 'grt_missing' })
+          .values({ ...(before.refresh[0] ?? taken), token_hash: 'another', site_id: 'site_missing' })
           .execute(),
       ).rejects.toThrow();
     });

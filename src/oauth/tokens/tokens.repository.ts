@@ -1,6 +1,6 @@
 // Grants and the tokens issued under them. A grant is one authorization (one code exchange) and all
 // the access and refresh tokens that descend from it; revoking the grant ends them all at once.
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import { hashToken } from '../../kernel/hashing.js';
 import { newId } from '../../kernel/random.js';
@@ -144,15 +144,62 @@ export function tokenPairStatements(db: Db, input: IssueInput, values: MintedPai
   return [insertAccessToken.bind(db, rows.access), insertRefreshToken.bind(db, rows.refresh)];
 }
 
+/**
+ * A token's revocation as every lookup answers it: its own (RFC 7009 revocation of an access token), else
+ * its grant's, since revoking a grant writes the grant alone (migration 050); and a token whose grant is
+ * gone (the janitor deleted it when its family's last refresh token expired, or its person was deleted)
+ * counts as revoked when it was issued. The one place this rule lives: bearer checks, introspection,
+ * revocation and the refresh grant all read tokens through the lookups below.
+ */
+const answeredRevocation = sql<number | null>`coalesce(t.revoked_at, g.revoked_at, case when g.id is null then t.created_at end)`.as(
+  'revoked_at',
+);
+
 /** Looks an access token up by hash alone: the bearer check must tell "another origin" from "unknown". */
-const accessTokenByHash = defineQuery(['hash'], (db, p) => db.selectFrom('access_tokens').selectAll().where('token_hash', '=', p.hash));
+const accessTokenByHash = defineQuery(['hash'], (db, p) =>
+  db
+    .selectFrom('access_tokens as t')
+    .leftJoin('grants as g', 'g.id', 't.grant_id')
+    .select([
+      't.token_hash',
+      't.site_id',
+      't.grant_id',
+      't.client_id',
+      't.person_id',
+      't.scope',
+      't.resource',
+      't.created_at',
+      't.expires_at',
+    ])
+    .select(answeredRevocation)
+    .where('t.token_hash', '=', p.hash),
+);
 
 export async function findAccessTokenByHash(db: Db, tokenHash: string): Promise<AccessTokensTable | undefined> {
   return accessTokenByHash.first(db, { hash: tokenHash });
 }
 
 const refreshTokenByHash = defineQuery(['hash', 'siteId'], (db, p) =>
-  db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', p.hash).where('site_id', '=', p.siteId),
+  db
+    .selectFrom('refresh_tokens as t')
+    .leftJoin('grants as g', 'g.id', 't.grant_id')
+    .select([
+      't.token_hash',
+      't.site_id',
+      't.grant_id',
+      't.client_id',
+      't.person_id',
+      't.scope',
+      't.resource',
+      't.created_at',
+      't.expires_at',
+      't.rotated_at',
+      't.replay_sealed',
+      't.replay_until',
+    ])
+    .select(answeredRevocation)
+    .where('t.token_hash', '=', p.hash)
+    .where('t.site_id', '=', p.siteId),
 );
 
 export async function findRefreshTokenByHash(db: Db, siteId: string, tokenHash: string): Promise<RefreshTokensTable | undefined> {
@@ -160,29 +207,19 @@ export async function findRefreshTokenByHash(db: Db, siteId: string, tokenHash: 
 }
 
 /**
- * Ends a grant and every token under it, in one transaction that first locks the grant row: a refresh
- * holding the grant (grantStillActive) either finishes first, and its new tokens are revoked here, or
- * waits and sees the grant revoked. Consent and the person's session are untouched.
+ * Ends a grant, and with it every token under it: the tokens' lookups answer the grant's revocation as
+ * theirs. One row is written however many tokens the grant has. A refresh holding the grant (its state
+ * read FOR SHARE on PostgreSQL) either commits first, and its new tokens answer to the revoked grant like
+ * the rest, or comes after and sees the grant revoked. Consent and the person's session are untouched.
  */
-export async function revokeGrant(db: Kysely<Database>, siteId: string, grantId: string, clock: Clock): Promise<void> {
-  const now = clock.now();
-  await db.transaction().execute(async (trx) => {
-    await trx.updateTable('grants').set({ revoked_at: now }).where('id', '=', grantId).where('site_id', '=', siteId).execute();
-    await trx
-      .updateTable('access_tokens')
-      .set({ revoked_at: now })
-      .where('grant_id', '=', grantId)
-      .where('site_id', '=', siteId)
-      .where('revoked_at', 'is', null)
-      .execute();
-    await trx
-      .updateTable('refresh_tokens')
-      .set({ revoked_at: now, replay_sealed: null })
-      .where('grant_id', '=', grantId)
-      .where('site_id', '=', siteId)
-      .where('revoked_at', 'is', null)
-      .execute();
-  });
+export async function revokeGrant(db: Db, siteId: string, grantId: string, clock: Clock): Promise<void> {
+  await db
+    .updateTable('grants')
+    .set({ revoked_at: clock.now() })
+    .where('id', '=', grantId)
+    .where('site_id', '=', siteId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 // SQLite runs one write transaction at a time; PostgreSQL needs the share lock to order a refresh

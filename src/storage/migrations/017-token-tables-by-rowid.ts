@@ -6,8 +6,9 @@
 // was written (on the same few tail pages), and only the narrow hash index takes a random page. Measured
 // on the deployed server under the refresh benchmark: 410-422 µs of CPU per rotation against 462-496.
 // PostgreSQL's tables were always heaps with an index on the key; nothing changes there.
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { isSqlite } from '../dialect.js';
+import { rebuildSqliteTable } from './sqlite-table-rebuild.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on the evolving Database type
 type AnyDb = Kysely<any>;
@@ -35,28 +36,9 @@ function createStatement(stored: string, table: string, building: string, layout
   return layout === 'rowid' ? body : `${body} without rowid`;
 }
 
-/** Copies the table into the layout, keeping its columns, constraints and indexes, in one transaction. */
+/** Copies the table into the layout, keeping its columns, constraints and indexes, in one unit. */
 async function rebuild(db: AnyDb, table: string, layout: Layout): Promise<void> {
-  const building = `${table}_rebuilt`;
-  const stored = await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = ${table}`.execute(db);
-  const indexes = await sql<{
-    sql: string;
-  }>`select sql from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`.execute(db);
-  const create = createStatement(stored.rows[0]?.sql ?? '', table, building, layout);
-  // Kysely's migrator runs SQLite migrations outside a transaction; a savepoint makes this one a unit.
-  await sql`savepoint rebuild_token_table`.execute(db);
-  try {
-    await sql.raw(create).execute(db);
-    await sql.raw(`insert into "${building}" select * from "${table}"`).execute(db);
-    await sql.raw(`drop table "${table}"`).execute(db);
-    await sql.raw(`alter table "${building}" rename to "${table}"`).execute(db);
-    for (const index of indexes.rows) await sql.raw(index.sql).execute(db);
-    await sql`release rebuild_token_table`.execute(db);
-  } catch (error) {
-    await sql`rollback to rebuild_token_table`.execute(db);
-    await sql`release rebuild_token_table`.execute(db);
-    throw error;
-  }
+  await rebuildSqliteTable(db, table, { create: (stored, building) => createStatement(stored, table, building, layout) });
 }
 
 export async function up(db: AnyDb): Promise<void> {
