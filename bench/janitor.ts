@@ -87,7 +87,8 @@ for (const [table, count] of [
 ] as const) {
   // Each grant's family has one head (never rotated), as the token endpoint writes them; the janitor ends
   // the grant with it (migration 050).
-  const extra = table === 'refresh_tokens' ? sql`, case when n <= ${sql.lit(grants)} then null else ${sql.lit(expired)} end, null, null` : sql``;
+  const extra =
+    table === 'refresh_tokens' ? sql`, case when n <= ${sql.lit(grants)} then null else ${sql.lit(expired)} end, null, null` : sql``;
   const columns = table === 'refresh_tokens' ? sql`, rotated_at, replay_sealed, replay_until` : sql``;
   await seed(count, (rows) =>
     sql`insert into ${sql.table(table)} (token_hash, site_id, grant_id, client_id, person_id, scope, resource, created_at, expires_at, revoked_at${columns})
