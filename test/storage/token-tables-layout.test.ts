@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGrant, mintTokenPair, writeTokenPair } from '../../src/oauth/tokens/tokens.repository.js';
 import * as m017 from '../../src/storage/migrations/017-token-tables-by-rowid.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { indexNames } from '../helpers/index-names.js';
 import { insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
 
 const clock = { now: () => TEST_NOW };
@@ -23,17 +24,11 @@ async function withoutRowid(s: SchoolStore, table: string): Promise<number | und
   return r.rows[0]?.wr;
 }
 
-async function indexNames(s: SchoolStore, table: string): Promise<string[]> {
+/** The table's indexes; the table itself must exist (an index list of a missing table is empty too). */
+async function indexNamesOf(s: SchoolStore, table: string): Promise<string[]> {
   const tables = await s.db.introspection.getTables();
   expect(tables.some((t) => t.name === table)).toBe(true);
-  if (s.store.dialect === 'sqlite') {
-    const r = await sql<{
-      name: string;
-    }>`select name from sqlite_master where type = 'index' and tbl_name = ${table} order by name`.execute(s.db);
-    return r.rows.map((row) => row.name);
-  }
-  const r = await sql<{ indexname: string }>`select indexname from pg_indexes where tablename = ${table} order by indexname`.execute(s.db);
-  return r.rows.map((row) => row.indexname);
+  return indexNames(s, table);
 }
 
 for (const dialect of DIALECTS) {
@@ -64,7 +59,7 @@ for (const dialect of DIALECTS) {
       it('keeps the token tables as rowid tables, each with its unique hash index and its expiry index (none by grant: migration 050)', async () => {
         for (const table of TABLES) {
           expect(await withoutRowid(s, table), table).toBe(0);
-          expect(await indexNames(s, table)).toEqual([`${table}_expires`, `sqlite_autoindex_${table}_1`]);
+          expect(await indexNamesOf(s, table)).toEqual([`${table}_expires`, `sqlite_autoindex_${table}_1`]);
         }
       });
     }
@@ -74,7 +69,7 @@ for (const dialect of DIALECTS) {
       if (dialect === 'sqlite') for (const table of TABLES) expect(await withoutRowid(s, table), table).toBe(1);
       // The key's own index exists only in the rowid layout; every index we named must come back.
       const named = async () =>
-        (await Promise.all(TABLES.map((t) => indexNames(s, t)))).map((names) => names.filter((n) => !n.startsWith('sqlite_')));
+        (await Promise.all(TABLES.map((t) => indexNamesOf(s, t)))).map((names) => names.filter((n) => !n.startsWith('sqlite_')));
       const indexesBefore = await named();
       for (let i = 0; i < 3; i++) await writeTokenPair(s.db, issue(grantId), mintTokenPair(), clock);
       await s.db

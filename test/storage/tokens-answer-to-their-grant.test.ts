@@ -1,7 +1,6 @@
 // Migration 050: the token tables lose their indexes and references by grant, on both dialects, keeping
 // every row; a token is judged by its grant when it is looked up (its own revocation, else its grant's,
 // else, its grant gone, revoked since it was issued), and revoking a grant writes the grant alone.
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGrant,
@@ -14,21 +13,11 @@ import {
 } from '../../src/oauth/tokens/tokens.repository.js';
 import * as m050 from '../../src/storage/migrations/050-tokens-answer-to-their-grant.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { indexNames } from '../helpers/index-names.js';
 import { insertPerson, insertSite, openSchoolStore, type SchoolStore, TEST_NOW } from '../helpers/school-fixtures.js';
 
 const TABLES = ['access_tokens', 'refresh_tokens'] as const;
 const clockAt = (now: number) => ({ now: () => now });
-
-async function indexNames(s: SchoolStore, table: string): Promise<string[]> {
-  if (s.store.dialect === 'sqlite') {
-    const r = await sql<{
-      name: string;
-    }>`select name from sqlite_master where type = 'index' and tbl_name = ${table} order by name`.execute(s.db);
-    return r.rows.map((row) => row.name);
-  }
-  const r = await sql<{ indexname: string }>`select indexname from pg_indexes where tablename = ${table} order by indexname`.execute(s.db);
-  return r.rows.map((row) => row.indexname);
-}
 
 for (const dialect of DIALECTS) {
   describe.skipIf(skipDialect(dialect))(`migration 050, tokens answer to their grant (${dialect})`, () => {

@@ -155,22 +155,25 @@ const answeredRevocation = sql<number | null>`coalesce(t.revoked_at, g.revoked_a
   'revoked_at',
 );
 
+/** Both token tables' columns as their lookups read them, but for the revocation, which is answered. */
+const TOKEN_COLUMNS_LOOKED_UP = [
+  't.token_hash',
+  't.site_id',
+  't.grant_id',
+  't.client_id',
+  't.person_id',
+  't.scope',
+  't.resource',
+  't.created_at',
+  't.expires_at',
+] as const;
+
 /** Looks an access token up by hash alone: the bearer check must tell "another origin" from "unknown". */
 const accessTokenByHash = defineQuery(['hash'], (db, p) =>
   db
     .selectFrom('access_tokens as t')
     .leftJoin('grants as g', 'g.id', 't.grant_id')
-    .select([
-      't.token_hash',
-      't.site_id',
-      't.grant_id',
-      't.client_id',
-      't.person_id',
-      't.scope',
-      't.resource',
-      't.created_at',
-      't.expires_at',
-    ])
+    .select(TOKEN_COLUMNS_LOOKED_UP)
     .select(answeredRevocation)
     .where('t.token_hash', '=', p.hash),
 );
@@ -183,20 +186,7 @@ const refreshTokenByHash = defineQuery(['hash', 'siteId'], (db, p) =>
   db
     .selectFrom('refresh_tokens as t')
     .leftJoin('grants as g', 'g.id', 't.grant_id')
-    .select([
-      't.token_hash',
-      't.site_id',
-      't.grant_id',
-      't.client_id',
-      't.person_id',
-      't.scope',
-      't.resource',
-      't.created_at',
-      't.expires_at',
-      't.rotated_at',
-      't.replay_sealed',
-      't.replay_until',
-    ])
+    .select([...TOKEN_COLUMNS_LOOKED_UP, 't.rotated_at', 't.replay_sealed', 't.replay_until'])
     .select(answeredRevocation)
     .where('t.token_hash', '=', p.hash)
     .where('t.site_id', '=', p.siteId),
