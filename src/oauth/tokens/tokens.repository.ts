@@ -147,9 +147,9 @@ export function tokenPairStatements(db: Db, input: IssueInput, values: MintedPai
 /**
  * A token's revocation as every lookup answers it: its own (RFC 7009 revocation of an access token), else
  * its grant's, since revoking a grant writes the grant alone (migration 050); and a token whose grant is
- * gone (the janitor deleted it when its family's last refresh token expired, or its person was deleted)
- * counts as revoked when it was issued. The one place this rule lives: bearer checks, introspection,
- * revocation and the refresh grant all read tokens through the lookups below.
+ * gone (the janitor deleted it when its refresh family's head expired) counts as revoked when it was
+ * issued. The one place this rule lives: bearer checks, introspection, revocation and the refresh grant all
+ * read tokens through the lookups below.
  */
 const answeredRevocation = sql<number | null>`coalesce(t.revoked_at, g.revoked_at, case when g.id is null then t.created_at end)`.as(
   'revoked_at',
