@@ -1,18 +1,22 @@
 // Issue 12, "On PostgreSQL: one round trip per rotation": the refresh rotation as one statement
 // (tokens.repository.ts, rotateManyOnPostgres, here a batch of one) keeps the rule of the SQLite unit: it rotates a live token
 // once, writing the new pair and the audit event; a second try of the same token writes nothing; a
-// revoked grant writes nothing, not even the mark on the used token. Rotations that arrive together share
+// revoked grant writes nothing, not even the mark on the used token, and a revocation in flight makes the
+// rotation wait for it; a revocation after a rotation ends the pair it wrote (migration 050). Rotations that arrive together share
 // one statement (rotateManyOnPostgres, tokens/postgres-rotations.ts), each with the same rule on its own.
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/hashing.js';
 import {
+  findAccessTokenByHash,
+  findRefreshTokenByHash,
   type IssueInput,
   issuedRefreshRow,
   mintTokenPair,
   type PostgresRotation,
   type RotationOutcome,
+  revokeGrant,
   rotateManyOnPostgres,
   writeTokenPair,
 } from '../../src/oauth/tokens/tokens.repository.js';
@@ -135,6 +139,52 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
     expect(rows.refresh).toHaveLength(1);
     expect(rows.refresh[0]?.rotated_at).toBeNull();
     expect(rows.access).toHaveLength(1);
+  });
+
+  it('a revocation holding the grant makes a rotation wait and then write nothing; one after a rotation ends the pair it wrote', async () => {
+    // The revocation first: its transaction holds the grant's row until it commits.
+    const first = await family('grant_revoking');
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let revoked = () => {};
+    const written = new Promise<void>((resolve) => {
+      revoked = resolve;
+    });
+    const revoking = store.db.transaction().execute(async (trx) => {
+      await revokeGrant(trx, siteId, 'grant_revoking', { now: () => 7 });
+      revoked();
+      await held;
+    });
+    await written;
+    const used = { tokenHash: hashToken(first.refreshToken), now: 2_000_000, replay: null };
+    const rotating = rotateOnPostgres(store.db, issue('grant_revoking'), mintTokenPair(), used, { kind: 'token.refreshed', detail: {} });
+    // Until the rotation's statement waits for the grant's lock.
+    for (let waited = 0; ; waited += 10) {
+      const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`.execute(store.db);
+      if ((waiting.rows[0]?.n ?? 0) > 0) break;
+      if (waited > 5_000) throw new Error('the rotation never waited for the grant');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    release();
+    await revoking;
+    expect(await rotating).toBe('grant_revoked');
+    const rows = await rowsOf('grant_revoking');
+    expect(rows.refresh).toHaveLength(1);
+    expect(rows.refresh[0]?.rotated_at).toBeNull();
+
+    // The rotation first: the tokens it wrote answer to the grant revoked after it.
+    const second = await family('grant_rotated');
+    const next = mintTokenPair();
+    const usedSecond = { tokenHash: hashToken(second.refreshToken), now: 2_000_000, replay: null };
+    expect(await rotateOnPostgres(store.db, issue('grant_rotated'), next, usedSecond, { kind: 'token.refreshed', detail: {} })).toBe(
+      'rotated',
+    );
+    await revokeGrant(store.db, siteId, 'grant_rotated', { now: () => 9 });
+    expect(Number((await findAccessTokenByHash(store.db, next.accessHash))?.revoked_at)).toBe(9);
+    expect(Number((await findRefreshTokenByHash(store.db, siteId, next.refreshHash))?.revoked_at)).toBe(9);
   });
 
   it('rotates each of many concurrent tries of one token exactly once', async () => {
