@@ -4,7 +4,7 @@
 // revoked grant writes nothing, not even the mark on the used token, and a revocation in flight makes the
 // rotation wait for it; a revocation after a rotation ends the pair it wrote (migration 050). Rotations that arrive together share
 // one statement (rotateManyOnPostgres, tokens/postgres-rotations.ts), each with the same rule on its own.
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/hashing.js';
@@ -23,6 +23,7 @@ import {
 import { PostgresRotations } from '../../src/oauth/tokens/postgres-rotations.js';
 import type { Database } from '../../src/storage/schema.js';
 import { skipDialect } from '../helpers/dialects.js';
+import { secondWaitsForFirst } from '../helpers/overlapping-transactions.js';
 import { openSchoolStore, type SchoolStore } from '../helpers/school-fixtures.js';
 
 /** One rotation alone: a statement of one. */
@@ -142,35 +143,19 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
   });
 
   it('a revocation holding the grant makes a rotation wait and then write nothing; one after a rotation ends the pair it wrote', async () => {
-    // The revocation first: its transaction holds the grant's row until it commits.
+    // The revocation first: its transaction holds the grant's row until it commits, and the rotation waits.
     const first = await family('grant_revoking');
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let revoked = () => {};
-    const written = new Promise<void>((resolve) => {
-      revoked = resolve;
-    });
-    const revoking = store.db.transaction().execute(async (trx) => {
-      await revokeGrant(trx, siteId, 'grant_revoking', { now: () => 7 });
-      revoked();
-      await held;
-    });
-    await written;
     const used = { tokenHash: hashToken(first.refreshToken), now: 2_000_000, replay: null };
-    const rotating = rotateOnPostgres(store.db, issue('grant_revoking'), mintTokenPair(), used, { kind: 'token.refreshed', detail: {} });
-    // Until the rotation's statement waits for the grant's lock.
-    for (let waited = 0; ; waited += 10) {
-      const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock'`.execute(store.db);
-      if ((waiting.rows[0]?.n ?? 0) > 0) break;
-      if (waited > 5_000) throw new Error('the rotation never waited for the grant');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    release();
-    await revoking;
-    expect(await rotating).toBe('grant_revoked');
+    let outcome: RotationOutcome | undefined;
+    const waited = await secondWaitsForFirst(
+      store.db,
+      (trx) => revokeGrant(trx, siteId, 'grant_revoking', { now: () => 7 }),
+      async (trx) => {
+        outcome = await rotateOnPostgres(trx, issue('grant_revoking'), mintTokenPair(), used, { kind: 'token.refreshed', detail: {} });
+      },
+    );
+    expect(waited).toBe(true);
+    expect(outcome).toBe('grant_revoked');
     const rows = await rowsOf('grant_revoking');
     expect(rows.refresh).toHaveLength(1);
     expect(rows.refresh[0]?.rotated_at).toBeNull();
