@@ -22,23 +22,18 @@ const KEY_IN_ROWID = '"token_hash" text not null primary key';
 
 type Layout = 'rowid' | 'without rowid';
 
-/** The table's CREATE statement for the other layout, under another name; throws if the stored text is not ours. */
-function createStatement(stored: string, table: string, building: string, layout: Layout): string {
+/** The table's CREATE statement for the other layout; throws if the stored text is not ours. */
+function createStatement(stored: string, table: string, layout: Layout): string {
   const from = layout === 'rowid' ? KEY_IN_WITHOUT_ROWID : KEY_IN_ROWID;
   const to = layout === 'rowid' ? KEY_IN_ROWID : KEY_IN_WITHOUT_ROWID;
-  // SQLite keeps the statement as written, but for its first words, which it stores as CREATE TABLE.
-  const head = new RegExp(`^create table "${table}" `, 'i');
-  if (!head.test(stored) || !stored.includes(from)) throw new Error(`${table} is not as migration 001 created it: ${stored}`);
-  const body = stored
-    .replace(/\s+without rowid\s*$/i, '')
-    .replace(head, `create table "${building}" `)
-    .replace(from, to);
+  if (!stored.includes(from)) throw new Error(`${table} is not as migration 001 created it: ${stored}`);
+  const body = stored.replace(/\s+without rowid\s*$/i, '').replace(from, to);
   return layout === 'rowid' ? body : `${body} without rowid`;
 }
 
 /** Copies the table into the layout, keeping its columns, constraints and indexes, in one unit. */
 async function rebuild(db: AnyDb, table: string, layout: Layout): Promise<void> {
-  await rebuildSqliteTable(db, table, { create: (stored, building) => createStatement(stored, table, building, layout) });
+  await rebuildSqliteTable(db, table, { create: (stored) => createStatement(stored, table, layout) });
 }
 
 export async function up(db: AnyDb): Promise<void> {

@@ -8,8 +8,11 @@ import { type Kysely, sql } from 'kysely';
 type AnyDb = Kysely<any>;
 
 export interface TableRebuild {
-  /** The new CREATE statement for the table under the name `building`, from the one SQLite stored. */
-  create(stored: string, building: string): string;
+  /**
+   * The new CREATE statement, from the one SQLite stored, already renamed to the table being built. Throws
+   * when the stored statement is not the one the migration expects.
+   */
+  create(stored: string): string;
   /** Whether an index of the old table is created again (default: every one). */
   keepIndex?(name: string): boolean;
 }
@@ -21,7 +24,11 @@ export async function rebuildSqliteTable(db: AnyDb, table: string, rebuild: Tabl
     name: string;
     sql: string;
   }>`select name, sql from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`.execute(db);
-  const create = rebuild.create(stored.rows[0]?.sql ?? '', building);
+  // SQLite keeps the statement as written, but for its first words, which it stores as CREATE TABLE.
+  const head = new RegExp(`^create table "${table}" `, 'i');
+  const statement = stored.rows[0]?.sql ?? '';
+  if (!head.test(statement)) throw new Error(`${table} is not a table this migration knows: ${statement}`);
+  const create = rebuild.create(statement.replace(head, `create table "${building}" `));
   const kept = indexes.rows.filter((index) => rebuild.keepIndex?.(index.name) ?? true);
   await sql`savepoint rebuild_table`.execute(db);
   try {
