@@ -25,6 +25,7 @@ import { registerRegistrationRoutes } from './http/routes/register.js';
 import { registerTokenRoutes } from './http/routes/token.js';
 import { registerUserInfoRoutes } from './http/routes/userinfo.js';
 import { siteResolver } from './http/site-resolution.js';
+import { writeAnswersAtTurnEnd } from './http/turn-end-writes.js';
 import { registerAccountPages } from './http/routes/account-pages.js';
 import { registerAdminPages } from './http/routes/admin-pages.js';
 import { createServices, type Services } from './services.js';
@@ -83,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(formbody, { bodyLimit: config.platform.limits.body_bytes });
 
+  writeAnswersAtTurnEnd(app);
   // Synchronous hooks: an async one costs a promise on every request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
