@@ -8,9 +8,12 @@
 // CPU. Written one at a time, between the reading and handling of the next requests, nearly every answer
 // woke the reader again; written together, the first wakes it and the rest find it awake. The reader then
 // sends its next requests together too, and both sides work in batches. Measured (bench/RESULTS.md,
-// thirty-fourth session): behind the shipped nginx, GraphQL 12.6k -> 19.5k req/s with both the server's
-// and nginx's CPU per request down a third or more; in `npm run bench` every scenario but the refresh grant
-// (whose answers already leave from the group commit's turn) cost 25-50% less CPU per request.
+// thirty-fourth session): behind nginx configured as deploy/nginx.conf, GraphQL 12.6k -> 19.5k req/s, the
+// server's CPU per request down a third and nginx's almost half; in `npm run bench`, UserInfo,
+// introspection, GraphQL and MCP spent 28-49% less CPU per request than in the run before. The refresh
+// grant did not move: its answers already leave together, from the group commit's turn. An answer that
+// waited for PostgreSQL or Redis is held as well; for those the Redis client's auto-pipelining (services.ts)
+// mattered more.
 //
 // The cost: an answer waits for the rest of its turn, bounded by what that turn reads; a request that
 // arrives alone waits for nothing. Node offers no way to hold a socket's writes (ending a response always
