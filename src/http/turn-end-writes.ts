@@ -1,6 +1,6 @@
-// Answers leave at the end of the event loop's turn (issue 12). A response finished while the server is
-// still reading the requests that arrived with it waits until that turn's I/O callbacks have run, and then
-// every response finished in the turn is written, one after another.
+// Answers leave at the end of the event loop's turn (issue 12): each is handed to its socket in the check
+// phase of the turn in which it was finished, after that turn's I/O callbacks, so the answers finished in
+// one turn are written one after another instead of each between the reading of further requests.
 //
 // Why: each write to a socket whose reader sleeps wakes that reader, and when the reader is a process on
 // the same host (nginx in front, as deploy/ runs it; the load generator in `npm run bench`) the wake-up is
