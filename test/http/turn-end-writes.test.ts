@@ -98,7 +98,7 @@ describe('answers written at the end of the turn (the application, SQLite)', () 
     await server.close();
   });
 
-  it('answers pipelined requests to different endpoints in order, each with its own headers and body', async () => {
+  it('answers pipelined requests to different endpoints in order, each with its own status and request id', async () => {
     const host = new URL(server.academy).host;
     const paths = ['/.well-known/openid-configuration', '/nowhere', '/.well-known/oauth-authorization-server'];
     const requests = paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
