@@ -1,5 +1,6 @@
 // Answers leave at the end of the event loop's turn (src/http/turn-end-writes.ts): after the turn's I/O,
 // never inside reply.send, and without changing what any client receives.
+import { createHook } from 'node:async_hooks';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -72,6 +73,26 @@ describe('answers written at the end of the turn (bare Fastify with the hook)', 
     const text = await pipelined(port, requests, (t) => (t.match(/HTTP\/1\.1 200/g) ?? []).length === 4 && t.endsWith('}'));
     const bodies = text.match(/\{[^}]*\}/g);
     expect(bodies).toEqual(['{"ms":40}', '{"n":1}', '{"ms":5}', '{"n":2}']);
+  });
+
+  it('hands on the answers finished in one turn with one immediate, not one each (a spent immediate keeps its arguments)', async () => {
+    const paths = Array.from({ length: 20 }, (_, n) => `/n/${n}`);
+    const requests = paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    let immediates = 0;
+    const counting = createHook({
+      init(_id, type) {
+        if (type === 'Immediate') immediates += 1;
+      },
+    }).enable();
+    let text: string;
+    try {
+      text = await pipelined(port, requests, (t) => (t.match(/HTTP\/1\.1 200/g) ?? []).length === 20 && t.endsWith('}'));
+    } finally {
+      counting.disable();
+    }
+    expect(text.match(/\{[^}]*\}/g)).toEqual(paths.map((_, n) => `{"n":${n}}`));
+    // The twenty were read in one turn or a few; an immediate per answer made twenty.
+    expect(immediates).toBeLessThan(5);
   });
 
   it('gives each of many concurrent requests its own answer', async () => {
