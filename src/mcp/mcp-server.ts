@@ -204,14 +204,14 @@ export function buildMcpServer(site: Site, caller: Caller, options: McpServerOpt
         annotations: { title: operation.title, ...operation.annotations },
       },
       async (args, extra) => {
-        const call = transport.contextOf(extra.requestId);
+        const call = transport.contextOf(extra);
         // Unreachable while the transport holds the request; a refusal is safer than a call without a caller.
         if (call === undefined) return toolError(`${operation.name} could not be completed: the request ended. Try again.`);
         const { result, structuredJson } = await callTool(operation, call.ctx, args, {
           confirmations: options.confirmations,
           logFault: call.logFault,
         });
-        if (structuredJson !== undefined) transport.keepStructuredJson(extra.requestId, structuredJson);
+        if (structuredJson !== undefined) transport.keepStructuredJson(extra, structuredJson);
         return result;
       },
     );
