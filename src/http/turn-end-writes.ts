@@ -19,13 +19,12 @@
 // arrives alone waits for nothing. Node offers no way to hold a socket's writes (ending a response always
 // flushes its socket), so the wait is an onSend hook that hands the payload on in the turn's check phase.
 //
-// One immediate per turn hands on all of the turn's answers, from a list it empties. An immediate per
-// answer (`setImmediate(done, null, payload)`) kept its arguments, and with them the whole request, after it
-// ran: Node clears an immediate's callback but not its arguments (lib/internal/timers.js, Node 20). Once V8
-// allocated immediates in the old generation (it does so for an allocation site whose objects it finds
-// surviving), every such dead immediate held a finished request in the young generation, until a full
-// collection. In MCP anonymous tool calls that promoted 1.6 MB at each scavenge and paused each for 5 ms, in
-// half of the runs (bench/RESULTS.md, thirty-fifth session).
+// One immediate per turn hands on all of the turn's answers, from a list it then empties. An immediate per
+// answer (`setImmediate(done, null, payload)`) kept its arguments, and through them its whole request, after
+// it ran: Node clears a spent immediate's callback but not its arguments, nor its link to the turn's next
+// immediate (processImmediate, lib/internal/timers.js, Node 20). Under MCP anonymous tool calls, 2 runs of 4
+// then promoted 1.6 MB of requests to the old generation at every scavenge (5 ms pauses, a third more CPU a
+// request), and none did without the hook (bench/RESULTS.md, thirty-fifth session).
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 
 type Done = Parameters<onSendHookHandler>[3];
