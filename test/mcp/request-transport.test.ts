@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RequestTransport, requestEntryOf } from '../../src/mcp/request-transport.js';
 
-/** A real SDK server with one tool, connected to a transport that enters it directly or through `onmessage`. */
+/** A real SDK server with two tools and three methods of the test's own, connected to a transport that enters it directly or through `onmessage`. */
 async function connected(direct: boolean, signals: AbortSignal[] = []): Promise<RequestTransport<string>> {
   const server = new McpServer({ name: 'test', version: '1.0.0' });
   const transport = new RequestTransport<string>(direct ? server.server : undefined);
