@@ -3,7 +3,8 @@
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
 
 /**
- * SHA-256 of a token, base64url: the only form in which tokens are stored. The one-shot `hash` (Node
+ * SHA-256 of a token, base64url: the only form in which tokens are stored (access and refresh tokens with
+ * their minting time before it, oauth/tokens/token-format.ts). The one-shot `hash` (Node
  * 20.12+) builds no Hash object: a third of createHash's time, on every request.
  */
 export function hashToken(token: string): string {

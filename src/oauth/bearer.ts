@@ -6,8 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import type { Site } from '../sites/site.js';
 import type { Database } from '../storage/schema.js';
-import { isWellFormedToken } from './tokens/token-format.js';
-import { hashToken } from '../kernel/hashing.js';
+import { isWellFormedToken, tokenKey } from './tokens/token-format.js';
 import type { AccessTokenCache } from './tokens/access-token-cache.js';
 import { findAccessTokenByHash } from './tokens/tokens.repository.js';
 import type { StandingCheck } from './standing.js';
@@ -81,7 +80,7 @@ async function checkBearer(
   if (parsed.kind === 'malformed')
     return { kind: 'invalid_token', description: 'the Authorization header must be "Bearer <access token>"' };
 
-  const tokenHash = hashToken(parsed.token);
+  const tokenHash = tokenKey(parsed.token);
   const found = cache.lookup(tokenHash, (hash) => withTimeout(findAccessTokenByHash(db, hash), BEARER_STORE_TIMEOUT_MS));
   let row: Awaited<typeof found>;
   if (found instanceof Promise) {

@@ -2,11 +2,11 @@
 // its grant: the refresh token and every access token issued under it (RFC 7009 2.1). The person's
 // consent and session are untouched (INTEROP, keycloak#12916). Unknown tokens answer 200 (2.2).
 import { recordAudit } from '../audit/audit-log.js';
-import { hashToken } from '../kernel/hashing.js';
 import type { Site } from '../sites/site.js';
 import { OAuthError } from './errors.js';
 import { type RawParams, required, single } from './parameters.js';
 import { authenticateCaller, type Caller } from './token/client-authentication.js';
+import { tokenKey } from './tokens/token-format.js';
 import type { TokenContext } from './token/token-context.js';
 import { endAccessToken, endGrant } from './tokens/token-revocation.js';
 import { findAccessTokenByHash, findRefreshTokenByHash } from './tokens/tokens.repository.js';
@@ -18,7 +18,7 @@ export async function handleRevocation(ctx: TokenContext, site: Site, params: Ra
   if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token') {
     throw new OAuthError('unsupported_token_type', 'token_type_hint must be access_token or refresh_token');
   }
-  const tokenHash = hashToken(token);
+  const tokenHash = tokenKey(token);
   // Through the lookups that answer a grant's revocation as its tokens' (tokens.repository.ts).
   const [foundAccess, refresh] = await Promise.all([
     findAccessTokenByHash(ctx.db, tokenHash),

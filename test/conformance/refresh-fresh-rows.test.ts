@@ -3,7 +3,7 @@
 // without this process hearing of it: the rotation's compare-and-swap in the store must still decide.
 // Those other nodes are played here by writing the store directly, as they would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '../../src/kernel/hashing.js';
+import { tokenKey } from '../../src/oauth/tokens/token-format.js';
 import { FreshRefreshTokens } from '../../src/oauth/tokens/fresh-refresh-tokens.js';
 import { issuedRefreshRow, mintTokenPair, writeTokenPair } from '../../src/oauth/tokens/tokens.repository.js';
 import type { RefreshTokensTable } from '../../src/storage/schema.js';
@@ -74,7 +74,7 @@ for (const dialect of DIALECTS) {
       const held = await server.store.db
         .selectFrom('refresh_tokens')
         .select(['grant_id'])
-        .where('token_hash', '=', hashToken(refreshToken))
+        .where('token_hash', '=', tokenKey(refreshToken))
         .executeTakeFirstOrThrow();
       return held.grant_id;
     }
@@ -103,7 +103,7 @@ for (const dialect of DIALECTS) {
       await server.store.db
         .updateTable('refresh_tokens')
         .set({ revoked_at: server.clock.now() })
-        .where('token_hash', '=', hashToken(refreshToken))
+        .where('token_hash', '=', tokenKey(refreshToken))
         .execute();
     }
 
@@ -162,7 +162,7 @@ for (const dialect of DIALECTS) {
       await server.store.db
         .updateTable('refresh_tokens')
         .set({ rotated_at: server.clock.now() })
-        .where('token_hash', '=', hashToken(second.refresh_token))
+        .where('token_hash', '=', tokenKey(second.refresh_token))
         .execute();
       expectInvalidGrant(await refresh(server, academyApp, second.refresh_token));
       const grant = await server.store.db.selectFrom('grants').select('revoked_at').where('id', '=', grantId).executeTakeFirstOrThrow();

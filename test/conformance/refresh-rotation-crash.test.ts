@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '../../src/kernel/hashing.js';
+import { tokenKey } from '../../src/oauth/tokens/token-format.js';
 import { openStore } from '../../src/storage/connect.js';
 import { DIALECTS, freshDatabaseUrl, skipDialect } from '../helpers/dialects.js';
 import { person } from '../helpers/person.js';
@@ -150,7 +150,7 @@ for (const dialect of DIALECTS) {
 
       const store = openStore(database.url);
       try {
-        const hashes = (list: string[]) => list.map((t) => hashToken(t));
+        const hashes = (list: string[]) => list.map((t) => tokenKey(t));
         const rows = await store.db
           .selectFrom('refresh_tokens')
           .select(['token_hash', 'rotated_at', 'revoked_at'])
@@ -159,9 +159,9 @@ for (const dialect of DIALECTS) {
         const byHash = new Map(rows.map((r) => [r.token_hash, r]));
         for (const { used, received } of answered) {
           // Lost: a token a client holds that the store does not know.
-          expect(byHash.get(hashToken(received)), 'an answered rotation was lost').toBeDefined();
+          expect(byHash.get(tokenKey(received)), 'an answered rotation was lost').toBeDefined();
           // Revived: a used token that the store would rotate again.
-          expect(byHash.get(hashToken(used))?.rotated_at, 'a used token is not marked rotated').not.toBeNull();
+          expect(byHash.get(tokenKey(used))?.rotated_at, 'a used token is not marked rotated').not.toBeNull();
         }
       } finally {
         await store.close();

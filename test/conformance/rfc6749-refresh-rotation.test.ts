@@ -2,7 +2,7 @@
 // rotates; a retry or a racing twin inside the grace window gets the same answer; reuse after the window
 // ends the whole grant; scope may narrow but never widen; refresh answers never carry an id_token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '../../src/kernel/hashing.js';
+import { tokenKey } from '../../src/oauth/tokens/token-format.js';
 import { findRefreshTokenByHash } from '../../src/oauth/tokens/tokens.repository.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -33,7 +33,7 @@ async function grantOf(server: DemoServer, accessToken: string): Promise<string>
   const row = await server.store.db
     .selectFrom('access_tokens')
     .select('grant_id')
-    .where('token_hash', '=', hashToken(accessToken))
+    .where('token_hash', '=', tokenKey(accessToken))
     .executeTakeFirstOrThrow();
   return row.grant_id;
 }
@@ -166,7 +166,7 @@ for (const dialect of DIALECTS) {
       const first = await getTokens(server, academyApp, { who: student });
       const second = expectTokens(await refresh(server, academyApp, first.refresh_token));
       const grantId = await grantOf(server, first.access_token);
-      const old = (await refreshRows(server, grantId)).find((r) => r.token_hash === hashToken(first.refresh_token));
+      const old = (await refreshRows(server, grantId)).find((r) => r.token_hash === tokenKey(first.refresh_token));
       expect(old?.replay_sealed).toBeTruthy();
       expect(old?.replay_until).toBe((old?.rotated_at ?? 0) + GRACE_MS);
       const sealed = old?.replay_sealed ?? '';

@@ -3,7 +3,8 @@
 // rest, must still open, so the derivation is pinned to Node's own HKDF and to RFC 5869's test case 3.
 import { hkdfSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { deriveKey, seal, unseal, unsealWithAny } from '../../src/kernel/sealing.js';
+import { hashToken } from '../../src/kernel/hashing.js';
+import { deriveKey, deriveTokenKey, seal, unseal, unsealWithAny } from '../../src/kernel/sealing.js';
 
 const nodeHkdf = (secret: string | Buffer, info: string | Buffer, length = 32) =>
   Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, length));
@@ -25,6 +26,19 @@ describe('key derivation and sealing', () => {
     expect(nodeHkdf(ikm, Buffer.alloc(0), 42).toString('hex')).toBe(okm);
     // deriveKey adds its info, so compare the construction itself: HMAC(PRK, info || 0x01) with an empty info.
     expect(deriveKey(ikm, '').equals(nodeHkdf(ikm, 'schoolgate:'))).toBe(true);
+  });
+
+  it("derives a token's key by SP 800-56C's one-step KDF with SHA-256: counter 1, the token's UTF-8, then the purpose", () => {
+    // The value from Python's hashlib over the same bytes, so a change of the construction cannot pass.
+    expect(deriveTokenKey('sgr_0123456789abé', 'refresh-replay').toString('hex')).toBe(
+      '57361fd37f29720443b306434c615a3c011e259c457c650204393770b7f6e5f4',
+    );
+    const token = 'sgr_019ad0c0ffee0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO';
+    expect(deriveTokenKey(token, 'refresh-replay')).toHaveLength(32);
+    expect(deriveTokenKey(token, 'refresh-replay').equals(deriveTokenKey(token, 'other'))).toBe(false);
+    // Never the token's stored hash, nor the key deriveKey gives the same token.
+    expect(deriveTokenKey(token, 'refresh-replay').toString('base64url')).not.toBe(hashToken(token));
+    expect(deriveTokenKey(token, 'refresh-replay').equals(deriveKey(token, 'refresh-replay'))).toBe(false);
   });
 
   it('opens what it sealed, and nothing with another key or other associated data', () => {

@@ -1,5 +1,14 @@
 // Opaque tokens: a recognisable prefix (so secret scanners and people can tell them apart) and 256
-// random bits. Stored only as SHA-256 hashes, looked up by that hash (the primary key).
+// random bits. Stored only as SHA-256 hashes, looked up by the key `tokenKey` makes of the hash.
+//
+// Access and refresh tokens also carry the millisecond they were minted, as 12 hex digits after the prefix,
+// and their key starts with those digits. A key that is only a hash is random, so every new token's index
+// entry lands on a page of its own: a group of 25 rotations dirtied about 65 pages of the token tables'
+// indexes, written to the log at each commit (47 µs of commit per rotation against 12 with keys in time
+// order, better-sqlite3 alone, 50,000 tokens stored), and on PostgreSQL each such page costs a full-page
+// image after every checkpoint. Keys in time order append: new tokens share the index's last pages. The
+// time tells a token's holder nothing they did not know; the 256 random bits are unchanged.
+import { hashToken } from '../../kernel/hashing.js';
 import { randomSecret } from '../../kernel/random.js';
 
 export const TOKEN_PREFIX = {
@@ -8,14 +17,36 @@ export const TOKEN_PREFIX = {
   authorizationCode: 'sgc_',
 } as const;
 
+/** Hex digits of the minting time (milliseconds since the epoch, zero-padded: fixed width keeps their order). */
+const MINTED_DIGITS = 12;
+/** Both prefixes of time-keyed tokens are this long. */
+const PREFIX_LENGTH = 4;
+/** A time-keyed token: its prefix, the minting time, and 43 characters of random base64url (32 bytes). */
+const TIME_KEYED = /^sg[ar]_[0-9a-f]{12}[A-Za-z0-9_-]{43}$/;
+
+function mintedNow(): string {
+  return Date.now().toString(16).padStart(MINTED_DIGITS, '0');
+}
+
 export function newAccessToken(): string {
-  return TOKEN_PREFIX.accessToken + randomSecret();
+  return TOKEN_PREFIX.accessToken + mintedNow() + randomSecret();
 }
 export function newRefreshToken(): string {
-  return TOKEN_PREFIX.refreshToken + randomSecret();
+  return TOKEN_PREFIX.refreshToken + mintedNow() + randomSecret();
 }
 export function newAuthorizationCode(): string {
   return TOKEN_PREFIX.authorizationCode + randomSecret();
+}
+
+/**
+ * The key under which an access or refresh token is stored and looked up (the token tables' `token_hash`):
+ * the minting time followed by the SHA-256 of the whole token, so the time cannot be changed without
+ * changing the hash. Tokens minted before keys carried the time (no digits after the prefix) keep their
+ * bare hash, and any other value is hashed the same way: it matches no stored key.
+ */
+export function tokenKey(token: string): string {
+  if (!TIME_KEYED.test(token)) return hashToken(token);
+  return token.slice(PREFIX_LENGTH, PREFIX_LENGTH + MINTED_DIGITS) + hashToken(token);
 }
 
 /** RFC 6750 2.1 token68 characters, bounded so a giant header costs nothing. */

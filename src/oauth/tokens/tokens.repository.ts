@@ -2,12 +2,11 @@
 // the access and refresh tokens that descend from it; revoking the grant ends them all at once.
 import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
-import { hashToken } from '../../kernel/hashing.js';
 import { newId } from '../../kernel/random.js';
 import { isSqlite } from '../../storage/dialect.js';
 import { defineQuery } from '../../storage/precompiled.js';
 import type { AccessTokensTable, Database, RefreshTokensTable } from '../../storage/schema.js';
-import { newAccessToken, newRefreshToken } from './token-format.js';
+import { newAccessToken, newRefreshToken, tokenKey } from './token-format.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -63,7 +62,7 @@ export interface MintedPair {
 export function mintTokenPair(): MintedPair {
   const accessToken = newAccessToken();
   const refreshToken = newRefreshToken();
-  return { accessToken, refreshToken, accessHash: hashToken(accessToken), refreshHash: hashToken(refreshToken) };
+  return { accessToken, refreshToken, accessHash: tokenKey(accessToken), refreshHash: tokenKey(refreshToken) };
 }
 
 const TOKEN_COLUMNS = ['hash', 'siteId', 'grantId', 'clientId', 'personId', 'scope', 'resource', 'now', 'expiresAt'] as const;

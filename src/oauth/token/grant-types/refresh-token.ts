@@ -6,14 +6,14 @@
 // Reuse after the window is treated as theft and ends the whole grant.
 import { auditStatement, recordAudit } from '../../../audit/audit-log.js';
 import { splitSpaceList } from '../../../kernel/result.js';
-import { deriveKey, seal, unseal } from '../../../kernel/sealing.js';
+import { deriveKey, deriveTokenKey, seal, unsealWithAny } from '../../../kernel/sealing.js';
 import type { RefreshTokensTable } from '../../../storage/schema.js';
 import { OAuthError } from '../../errors.js';
 import { multiple, required, single } from '../../parameters.js';
 import { checkResource } from '../../resource.js';
 import { LOST_STANDING } from '../../standing.js';
+import { tokenKey } from '../../tokens/token-format.js';
 import { endGrant } from '../../tokens/token-revocation.js';
-import { hashToken } from '../../../kernel/hashing.js';
 import {
   findRefreshTokenByHash,
   grantStateStatement,
@@ -25,14 +25,23 @@ import {
 import type { GrantType, TokenContext, TokenResponse } from '../token-context.js';
 import { tokenResponse } from '../token-response.js';
 
+const REPLAY = 'refresh-replay';
+
 function replayKey(refreshToken: string): Buffer {
-  return deriveKey(refreshToken, 'refresh-replay');
+  return deriveTokenKey(refreshToken, REPLAY);
 }
 
 function openReplay(row: RefreshTokensTable, refreshToken: string, now: number): TokenResponse | undefined {
   if (!row.replay_sealed || row.replay_until === null || row.replay_until <= now) return undefined;
+  const sealed = row.replay_sealed;
+  // An answer sealed before replay keys came from deriveTokenKey was sealed with deriveKey's: a retry
+  // within the window across that upgrade still gets its answer.
+  const opened =
+    unsealWithAny([replayKey(refreshToken)], sealed, row.token_hash) ??
+    unsealWithAny([deriveKey(refreshToken, REPLAY)], sealed, row.token_hash);
+  if (opened === undefined) return undefined;
   try {
-    return JSON.parse(unseal(replayKey(refreshToken), row.replay_sealed, row.token_hash)) as TokenResponse;
+    return JSON.parse(opened) as TokenResponse;
   } catch {
     return undefined;
   }
@@ -55,7 +64,7 @@ export const refreshTokenGrant: GrantType = {
     const refreshToken = required(params, 'refresh_token');
     const resources = multiple(params, 'resource');
     if (resources.length > 0) checkResource(resources, site.origin);
-    const tokenHash = hashToken(refreshToken);
+    const tokenHash = tokenKey(refreshToken);
     // The row this process wrote when it issued the token, or the store's; a stale one loses the swap below.
     const row = ctx.freshRefreshTokens.take(site.id, tokenHash) ?? (await findRefreshTokenByHash(ctx.db, site.id, tokenHash));
     const now = ctx.clock.now();
