@@ -28,9 +28,10 @@ interface Deployment {
 }
 
 /**
- * Rows shaped like the demo student's (same site, client, person, scope), with random hashes: the token
- * tables are keyed by hash, so random keys give the index the shape real tokens give it. One refresh
- * token per family (its grant), the access tokens spread over the families.
+ * Rows shaped like the demo student's (same site, client, person, scope), with random keys: the shape of
+ * a store of tokens minted before their keys began with the minting time (oauth/tokens/token-format.ts), the
+ * index's worst case, which the tokens issued during the run join in time order. One refresh token per
+ * family (its grant), the access tokens spread over the families.
  */
 const fillSql = {
   sqlite: (tokens: number, families: number, now: number) => [
