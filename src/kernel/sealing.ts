@@ -1,5 +1,6 @@
 // Authenticated encryption for values kept reversibly at rest (signing keys, refresh replay answers).
-// AES-256-GCM with a key derived per purpose by HKDF, so one master secret never encrypts two kinds of data.
+// AES-256-GCM with a key derived per purpose (by HKDF from the master secret, by SP 800-56C's one-step KDF
+// from a token), so one secret never encrypts two kinds of data.
 import { createCipheriv, createDecipheriv, createHmac, hash } from 'node:crypto';
 import { randomBuffer } from './random.js';
 

@@ -3,11 +3,10 @@
 //
 // Access and refresh tokens also carry the millisecond they were minted, as 12 hex digits after the prefix,
 // and their key starts with those digits. A key that is only a hash is random, so every new token's index
-// entry lands on a page of its own: a group of 25 rotations dirtied about 65 pages of the token tables'
-// indexes, written to the log at each commit (47 µs of commit per rotation against 12 with keys in time
-// order, better-sqlite3 alone, 50,000 tokens stored), and on PostgreSQL each such page costs a full-page
-// image after every checkpoint. Keys in time order append: new tokens share the index's last pages. The
-// time tells a token's holder nothing they did not know; the 256 random bits are unchanged.
+// entry lands on a page of its own, written to the log at each group commit: the served refresh grant wrote
+// 4.8 pages of log a rotation, against 2.1 with keys in time order (47 µs of commit a rotation against 12,
+// better-sqlite3 alone with 50,000 tokens stored). Keys in time order append: new tokens share the index's
+// last pages. The time tells a token's holder nothing they did not know; the 256 random bits are unchanged.
 import { hashToken } from '../../kernel/hashing.js';
 import { randomSecret } from '../../kernel/random.js';
 

@@ -33,12 +33,10 @@ function replayKey(refreshToken: string): Buffer {
 
 function openReplay(row: RefreshTokensTable, refreshToken: string, now: number): TokenResponse | undefined {
   if (!row.replay_sealed || row.replay_until === null || row.replay_until <= now) return undefined;
-  const sealed = row.replay_sealed;
   // An answer sealed before replay keys came from deriveTokenKey was sealed with deriveKey's: a retry
-  // within the window across that upgrade still gets its answer.
-  const opened =
-    unsealWithAny([replayKey(refreshToken)], sealed, row.token_hash) ??
-    unsealWithAny([deriveKey(refreshToken, REPLAY)], sealed, row.token_hash);
+  // within the window across that upgrade still gets its answer (replays are rare; the second key is cheap enough).
+  const keys = [replayKey(refreshToken), deriveKey(refreshToken, REPLAY)];
+  const opened = unsealWithAny(keys, row.replay_sealed, row.token_hash);
   if (opened === undefined) return undefined;
   try {
     return JSON.parse(opened) as TokenResponse;
