@@ -149,6 +149,7 @@ for (const dialect of DIALECTS) {
       ];
       expect(tokenKeys.filter(({ h }) => /^[0-9a-f]{12}/.test(h)).length).toBeGreaterThan(3);
       expect(hashes.length).toBeGreaterThan(3);
+      expect(tokenKeys.length + hashes.length).toBeGreaterThan(10);
       for (const { h } of tokenKeys) expect(h).toMatch(/^([0-9a-f]{12})?[A-Za-z0-9_-]{43}$/);
       for (const { h } of hashes) expect(h).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const client = await db

@@ -18,10 +18,10 @@ export const TOKEN_PREFIX = {
 
 /** Hex digits of the minting time (milliseconds since the epoch, zero-padded: fixed width keeps their order). */
 const MINTED_DIGITS = 12;
-/** Both prefixes of time-keyed tokens are this long. */
-const PREFIX_LENGTH = 4;
+/** Both prefixes of time-keyed tokens have this length. */
+const PREFIX_LENGTH = TOKEN_PREFIX.accessToken.length;
 /** A time-keyed token: its prefix, the minting time, and 43 characters of random base64url (32 bytes). */
-const TIME_KEYED = /^sg[ar]_[0-9a-f]{12}[A-Za-z0-9_-]{43}$/;
+const TIME_KEYED = new RegExp(`^(${TOKEN_PREFIX.accessToken}|${TOKEN_PREFIX.refreshToken})[0-9a-f]{${MINTED_DIGITS}}[A-Za-z0-9_-]{43}$`);
 
 function mintedNow(): string {
   return Date.now().toString(16).padStart(MINTED_DIGITS, '0');
