@@ -124,7 +124,7 @@ async function handlePost(
   pool: McpServerPool,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<FastifyReply | undefined> {
+): Promise<FastifyReply | string | Buffer | undefined> {
   const site = request.site;
   // Every request with a token is checked, `initialize` and `tools/list` included: a bad token is refused,
   // never served as anonymous (issue 4, section 2).
@@ -202,12 +202,10 @@ async function handlePost(
     request.log.error({ err }, 'mcp request failed');
     return sendJsonRpc(reply, 500, jsonRpcError(INTERNAL_ERROR, 'Internal error: try again in a moment.', requestIdOf(request.body)));
   }
-  // Answers are per caller and may hold a member's data: no cache may keep them.
-  return reply
-    .code(200)
-    .header('cache-control', 'no-store')
-    .type('application/json')
-    .send(answerBody(post.batch ? `[${answers.join(',')}]` : (answers[0] ?? '')));
+  // Answers are per caller and may hold a member's data: no cache may keep them. The payload is returned,
+  // not the reply (http/turn-end-writes.ts says why).
+  reply.code(200).header('cache-control', 'no-store').type('application/json');
+  return answerBody(post.batch ? `[${answers.join(',')}]` : (answers[0] ?? ''));
 }
 
 export function registerMcpRoutes(app: FastifyInstance, services: Services): void {

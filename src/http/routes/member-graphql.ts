@@ -256,7 +256,9 @@ async function registerVariantEndpoint(scope: FastifyInstance, services: Service
           );
         throw error;
       }
-      return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(result);
+      // The payload, not the reply (http/turn-end-writes.ts says why).
+      reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
+      return result;
     },
   );
 

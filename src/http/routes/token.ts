@@ -85,7 +85,9 @@ export function registerTokenRoutes(app: FastifyInstance, services: Services): v
     },
     async (request, reply) => {
       const body = await limited(request, (caller) => handleTokenRequest(ctx, request.site, request.body as RawParams, caller));
-      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(body);
+      // The payload, not the reply (http/turn-end-writes.ts says why).
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      return body;
     },
   );
 
@@ -104,7 +106,8 @@ export function registerTokenRoutes(app: FastifyInstance, services: Services): v
     },
     async (request, reply) => {
       await limited(request, (caller) => handleRevocation(ctx, request.site, request.body as RawParams, caller));
-      return reply.header('cache-control', 'no-store').send({});
+      reply.header('cache-control', 'no-store');
+      return {};
     },
   );
 
@@ -123,7 +126,8 @@ export function registerTokenRoutes(app: FastifyInstance, services: Services): v
     },
     async (request, reply) => {
       const body = await limited(request, (caller) => handleIntrospection(ctx, request.site, request.body as RawParams, caller));
-      return reply.header('cache-control', 'no-store').send(body);
+      reply.header('cache-control', 'no-store');
+      return body;
     },
   );
 }

@@ -32,7 +32,10 @@ export function registerUserInfoRoutes(app: FastifyInstance, services: Services)
       return reply;
     }
     services.usage.record(guard.token, USERINFO_USE, false);
-    return reply.header('cache-control', 'no-store').send(await userInfo(services.people, request.site, guard.token));
+    // The payload, not the reply (http/turn-end-writes.ts says why).
+    const answer = await userInfo(services.people, request.site, guard.token);
+    reply.header('cache-control', 'no-store');
+    return answer;
   };
   const schema = { summary: 'UserInfo', tags: ['oauth'], security: [{ bearer: [] }], response: { 200: claims } };
   app.get(PATHS.userinfo, { schema, config: { kind: 'resource' } }, handler);
