@@ -269,12 +269,17 @@ async function runOperation(services: Services, operation: Operation, request: F
   return send(reply, route, outcome);
 }
 
-function send(reply: FastifyReply, route: RestRoute, outcome: Outcome): FastifyReply {
+/** The answer's headers, set on the reply; answers its body, which Fastify sends (http/turn-end-writes.ts says why). */
+function send(reply: FastifyReply, route: RestRoute, outcome: Outcome): unknown {
   reply.code(outcome.status).header('cache-control', 'no-store');
-  if (outcome.problem) return reply.type('application/problem+json').send(outcome.body);
+  if (outcome.problem) {
+    reply.type('application/problem+json');
+    return outcome.body;
+  }
   // The representation of a resource carries its tag, after a write as after a read.
   if (route.resource && route.method !== 'DELETE') reply.header('etag', etagOf(outcome.body));
-  return reply.type('application/json; charset=utf-8').send(outcome.body);
+  reply.type('application/json; charset=utf-8');
+  return outcome.body;
 }
 
 /** Registers every REST operation; call inside a plugin with prefix ADMIN_API_BASE. */
