@@ -183,6 +183,7 @@ export function createServices(deps: AppDeps): Services {
       rotations,
       postgresRotations,
       freshRefreshTokens: new FreshRefreshTokens(),
+      successorKeys: secretKeys(config, 'refresh-successors'),
     },
     csrfKeys: secretKeys(config, 'csrf'),
     confirmations: new ConfirmationTokens(secretKeys(config, 'mcp-confirmation')),

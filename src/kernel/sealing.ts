@@ -1,4 +1,5 @@
-// Authenticated encryption for values kept reversibly at rest (signing keys, refresh replay answers).
+// Authenticated encryption for values kept reversibly at rest (signing keys; refresh replay answers sealed by releases
+// before the refresh grant computed its successors, still opened within their window).
 // AES-256-GCM with a key derived per purpose (by HKDF from the master secret, by SP 800-56C's one-step KDF
 // from a token), so one secret never encrypts two kinds of data.
 import { createCipheriv, createDecipheriv, createHmac, hash } from 'node:crypto';

@@ -4,7 +4,7 @@
 // opens what it made, and only the current one makes anything new.
 import { deriveKey } from '../kernel/sealing.js';
 
-export type SecretPurpose = 'signing-keys' | 'csrf' | 'mcp-confirmation' | 'admin-flash';
+export type SecretPurpose = 'signing-keys' | 'csrf' | 'mcp-confirmation' | 'admin-flash' | 'refresh-successors';
 
 /** The current secret's key for `purpose` first, then the previous secret's, if there is one. */
 export function secretKeys(config: { secret: string; previousSecret?: string | undefined }, purpose: SecretPurpose): [Buffer, ...Buffer[]] {

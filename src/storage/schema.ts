@@ -1,6 +1,6 @@
 // The stored data, one interface per table. Times are epoch milliseconds (bigint); flags are 0/1
 // integers so one set of migrations serves SQLite and PostgreSQL alike. Tokens, codes, sessions and
-// client secrets appear only as SHA-256 hashes; private keys and replay answers only sealed.
+// client secrets appear only as SHA-256 hashes; private keys only sealed.
 import type { Generated } from 'kysely';
 import type { SchoolTables } from './school-schema.js';
 
@@ -124,7 +124,10 @@ export interface RefreshTokensTable {
   /** Set by the compare-and-swap that rotated this token; a second rotation finds it set and loses. */
   rotated_at: number | null;
   revoked_at: number | null;
-  /** The rotation's token response, sealed with a key derived from this (old) token; kept for the grace window only. */
+  /**
+   * Null since successors are computed (oauth/tokens/token-format.ts's successorTokens). A release before that
+   * kept here the rotation's token response, sealed with a key derived from this (old) token, for its window.
+   */
   replay_sealed: string | null;
   replay_until: number | null;
 }

@@ -92,15 +92,15 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
     refresh: await store.db.selectFrom('refresh_tokens').selectAll().where('grant_id', '=', grantId).execute(),
   });
 
-  it('rotates a live token once: marks it with the sealed replay, writes the new pair and the audit event', async () => {
+  it('rotates a live token once: marks it rotated with its replay window and nothing sealed, writes the new pair and the audit event', async () => {
     const first = await family('grant_once');
     const next = mintTokenPair();
-    const used = { tokenHash: tokenKey(first.refreshToken), now: 2_000_000, replay: { sealed: 'sealed-answer', until: 2_060_000 } };
+    const used = { tokenHash: tokenKey(first.refreshToken), now: 2_000_000, replayUntil: 2_060_000 };
     const audit = { kind: 'token.refreshed', detail: { scope: 'openid' } };
     expect(await rotateOnPostgres(store.db, issue('grant_once'), next, used, audit)).toBe('rotated');
     const rows = await rowsOf('grant_once');
     const old = rows.refresh.find((r) => r.token_hash === used.tokenHash);
-    expect(old).toMatchObject({ rotated_at: 2_000_000, replay_sealed: 'sealed-answer', replay_until: 2_060_000 });
+    expect(old).toMatchObject({ rotated_at: 2_000_000, replay_sealed: null, replay_until: 2_060_000 });
     expect(rows.refresh.find((r) => r.token_hash === tokenKey(next.refreshToken))).toMatchObject({
       rotated_at: null,
       scope: 'openid account:read',
@@ -132,7 +132,7 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
   it('writes nothing for a revoked grant, and leaves the used token unmarked', async () => {
     const first = await family('grant_revoked');
     await store.db.updateTable('grants').set({ revoked_at: 5 }).where('id', '=', 'grant_revoked').execute();
-    const used = { tokenHash: tokenKey(first.refreshToken), now: 2_000_000, replay: null };
+    const used = { tokenHash: tokenKey(first.refreshToken), now: 2_000_000, replayUntil: null };
     expect(await rotateOnPostgres(store.db, issue('grant_revoked'), mintTokenPair(), used, { kind: 'token.refreshed', detail: {} })).toBe(
       'grant_revoked',
     );
@@ -145,7 +145,7 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
   it('a revocation holding the grant makes a rotation wait and then write nothing; one after a rotation ends the pair it wrote', async () => {
     // The revocation first: its transaction holds the grant's row until it commits, and the rotation waits.
     const first = await family('grant_revoking');
-    const used = { tokenHash: tokenKey(first.refreshToken), now: 2_000_000, replay: null };
+    const used = { tokenHash: tokenKey(first.refreshToken), now: 2_000_000, replayUntil: null };
     let outcome: RotationOutcome | undefined;
     const waited = await secondWaitsForFirst(
       store.db,
@@ -163,7 +163,7 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
     // The rotation first: the tokens it wrote answer to the grant revoked after it.
     const second = await family('grant_rotated');
     const next = mintTokenPair();
-    const usedSecond = { tokenHash: tokenKey(second.refreshToken), now: 2_000_000, replay: null };
+    const usedSecond = { tokenHash: tokenKey(second.refreshToken), now: 2_000_000, replayUntil: null };
     expect(await rotateOnPostgres(store.db, issue('grant_rotated'), next, usedSecond, { kind: 'token.refreshed', detail: {} })).toBe(
       'rotated',
     );
@@ -174,7 +174,7 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
 
   it('rotates each of many concurrent tries of one token exactly once', async () => {
     const first = await family('grant_race');
-    const used = { tokenHash: tokenKey(first.refreshToken), now: 3_000_000, replay: null };
+    const used = { tokenHash: tokenKey(first.refreshToken), now: 3_000_000, replayUntil: null };
     const outcomes = await Promise.all(
       Array.from({ length: 8 }, () =>
         rotateOnPostgres(store.db, issue('grant_race'), mintTokenPair(), used, { kind: 'token.refreshed', detail: {} }),
@@ -188,7 +188,7 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
   it('writes the new refresh row exactly as issuedRefreshRow says (the row a node keeps until its first use)', async () => {
     const first = await family('grant_row');
     const next = mintTokenPair();
-    const used = { tokenHash: tokenKey(first.refreshToken), now: 2_000_000, replay: null };
+    const used = { tokenHash: tokenKey(first.refreshToken), now: 2_000_000, replayUntil: null };
     expect(await rotateOnPostgres(store.db, issue('grant_row'), next, used, { kind: 'token.refreshed', detail: {} })).toBe('rotated');
     const stored = (await rowsOf('grant_row')).refresh.find((r) => r.token_hash === next.refreshHash);
     expect(stored).toEqual(issuedRefreshRow(issue('grant_row'), next, 2_000_000));
@@ -197,7 +197,7 @@ describe.skipIf(skipDialect('postgres'))('refresh rotation in one statement (pos
   const rotation = (grantId: string, refreshToken: string, now: number): PostgresRotation => ({
     input: issue(grantId),
     values: mintTokenPair(),
-    used: { tokenHash: tokenKey(refreshToken), now, replay: null },
+    used: { tokenHash: tokenKey(refreshToken), now, replayUntil: null },
     audit: { kind: 'token.refreshed', detail: { grant: grantId } },
   });
 

@@ -37,6 +37,8 @@ export interface TokenContext {
   postgresRotations: PostgresRotations | undefined;
   /** Rows of refresh tokens this process issued, until their first use (tokens/fresh-refresh-tokens.ts). */
   freshRefreshTokens: FreshRefreshTokens;
+  /** Keys of the refresh successors (token-format.ts's successorTokens): the current secret's first. */
+  successorKeys: readonly [Buffer, ...Buffer[]];
 }
 
 /** RFC 6749 5.1 */

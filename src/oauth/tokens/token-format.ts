@@ -7,6 +7,7 @@
 // 4.8 pages of log a rotation, against 2.1 with keys in time order (47 µs of commit a rotation against 12,
 // better-sqlite3 alone with 50,000 tokens stored). Keys in time order append: new tokens share the index's
 // last pages. The time tells a token's holder nothing they did not know; the 256 random bits are unchanged.
+import { createHmac } from 'node:crypto';
 import { hashToken } from '../../kernel/hashing.js';
 import { randomSecret } from '../../kernel/random.js';
 
@@ -23,8 +24,12 @@ const PREFIX_LENGTH = TOKEN_PREFIX.accessToken.length;
 /** A time-keyed token: its prefix, the minting time, and 43 characters of random base64url (32 bytes). */
 const TIME_KEYED = new RegExp(`^(${TOKEN_PREFIX.accessToken}|${TOKEN_PREFIX.refreshToken})[0-9a-f]{${MINTED_DIGITS}}[A-Za-z0-9_-]{43}$`);
 
+function mintedDigits(at: number): string {
+  return at.toString(16).padStart(MINTED_DIGITS, '0');
+}
+
 function mintedNow(): string {
-  return Date.now().toString(16).padStart(MINTED_DIGITS, '0');
+  return mintedDigits(Date.now());
 }
 
 export function newAccessToken(): string {
@@ -33,6 +38,26 @@ export function newAccessToken(): string {
 export function newRefreshToken(): string {
   return TOKEN_PREFIX.refreshToken + mintedNow() + randomSecret();
 }
+
+/**
+ * The access and refresh tokens that succeed a refresh token when it is rotated at `mintedAt`: their 256-bit
+ * bodies are the two halves of HMAC-SHA512 of the used token under a key of the server's secret. Only the
+ * server can compute them, and only from the used token itself, so a retry of a rotation (a lost race, a
+ * client retrying within the grace window) is answered by computing them again: nothing of the answer is
+ * stored, not even sealed. Sealing the answer into the used token's row cost the served refresh grant
+ * about a fifth of its CPU a rotation, most of it SQLite writing the longer row (bench/RESULTS.md,
+ * thirty-seventh session). The holder of the used token could always get these tokens within the window
+ * by presenting it; without the key, the used token tells nothing about them.
+ */
+export function successorTokens(key: Buffer, usedRefreshToken: string, mintedAt: number): { accessToken: string; refreshToken: string } {
+  const bits = createHmac('sha512', key).update(usedRefreshToken).digest();
+  const minted = mintedDigits(mintedAt);
+  return {
+    accessToken: TOKEN_PREFIX.accessToken + minted + bits.toString('base64url', 0, 32),
+    refreshToken: TOKEN_PREFIX.refreshToken + minted + bits.toString('base64url', 32, 64),
+  };
+}
+
 export function newAuthorizationCode(): string {
   return TOKEN_PREFIX.authorizationCode + randomSecret();
 }

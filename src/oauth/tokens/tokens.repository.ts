@@ -6,7 +6,7 @@ import { newId } from '../../kernel/random.js';
 import { isSqlite } from '../../storage/dialect.js';
 import { defineQuery } from '../../storage/precompiled.js';
 import type { AccessTokensTable, Database, RefreshTokensTable } from '../../storage/schema.js';
-import { newAccessToken, newRefreshToken, tokenKey } from './token-format.js';
+import { newAccessToken, newRefreshToken, successorTokens, tokenKey } from './token-format.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -62,6 +62,12 @@ export interface MintedPair {
 export function mintTokenPair(): MintedPair {
   const accessToken = newAccessToken();
   const refreshToken = newRefreshToken();
+  return { accessToken, refreshToken, accessHash: tokenKey(accessToken), refreshHash: tokenKey(refreshToken) };
+}
+
+/** The pair that succeeds `usedRefreshToken` when it is rotated at `now` (token-format.ts's successorTokens). */
+export function successorPair(key: Buffer, usedRefreshToken: string, now: number): MintedPair {
+  const { accessToken, refreshToken } = successorTokens(key, usedRefreshToken, now);
   return { accessToken, refreshToken, accessHash: tokenKey(accessToken), refreshHash: tokenKey(refreshToken) };
 }
 
@@ -218,18 +224,20 @@ const grantRevokedAt = defineQuery(['grantId'], (db, p) => {
   return isSqlite(db) ? query : query.forShare();
 });
 
-const rotateRefreshToken = defineQuery(['hash', 'now', 'sealed', 'until'], (db, p) =>
+// replay_sealed stays null: retries are answered by computing the successors again (successorTokens); the
+// column holds answers sealed by releases before that, kept until their window ends.
+const rotateRefreshToken = defineQuery(['hash', 'now', 'until'], (db, p) =>
   db
     .updateTable('refresh_tokens')
-    .set({ rotated_at: p.now, replay_sealed: p.sealed, replay_until: p.until })
+    .set({ rotated_at: p.now, replay_until: p.until })
     .where('token_hash', '=', p.hash)
     .where('rotated_at', 'is', null)
     .where('revoked_at', 'is', null),
 );
 
 /** The compare-and-swap of rotation as a statement: it changes one row only for the caller that rotates. */
-export function rotationStatement(db: Db, tokenHash: string, now: number, replay: { sealed: string; until: number } | null): CompiledQuery {
-  return rotateRefreshToken.bind(db, { hash: tokenHash, now, sealed: replay?.sealed ?? null, until: replay?.until ?? null });
+export function rotationStatement(db: Db, tokenHash: string, now: number, replayUntil: number | null): CompiledQuery {
+  return rotateRefreshToken.bind(db, { hash: tokenHash, now, until: replayUntil });
 }
 
 /**
@@ -245,14 +253,14 @@ export function rotationStatement(db: Db, tokenHash: string, now: number, replay
  */
 const ROTATE_MANY = `
   with r as (
-    select * from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::bigint[],
-      $9::text[], $10::bigint[], $11::text[], $12::text[])
-    with ordinality as r(grant_id, hash, at_ms, sealed, until, access_hash, access_scope, access_expires_at, refresh_hash,
+    select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::bigint[], $8::text[],
+      $9::bigint[], $10::text[], $11::text[])
+    with ordinality as r(grant_id, hash, at_ms, until, access_hash, access_scope, access_expires_at, refresh_hash,
       refresh_expires_at, audit_kind, audit_detail, n)
   ),
   g as (select id from grants where id in (select grant_id from r) and revoked_at is null for share),
   used as (
-    update refresh_tokens t set rotated_at = r.at_ms, replay_sealed = r.sealed, replay_until = r.until
+    update refresh_tokens t set rotated_at = r.at_ms, replay_until = r.until
     from r
     where t.token_hash = r.hash and t.grant_id = r.grant_id and t.rotated_at is null and t.revoked_at is null
       and r.grant_id in (select id from g)
@@ -280,21 +288,20 @@ export type RotationOutcome = 'rotated' | 'lost' | 'grant_revoked';
 export interface PostgresRotation {
   input: IssueInput;
   values: MintedPair;
-  used: { tokenHash: string; now: number; replay: { sealed: string; until: number } | null };
+  used: { tokenHash: string; now: number; replayUntil: number | null };
   audit: { kind: string; detail: Record<string, unknown> };
 }
 
 /** Rotations on PostgreSQL in one round trip (see ROTATE_MANY); the outcomes in the order given. */
 export async function rotateManyOnPostgres(db: Db, rotations: readonly PostgresRotation[]): Promise<RotationOutcome[]> {
-  const columns: unknown[][] = Array.from({ length: 12 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 11 }, () => []);
   for (const { input, values, used, audit } of rotations) {
     const rows = pairRows(input, values, used.now);
     const row = [
       input.grantId,
       used.tokenHash,
       used.now,
-      used.replay?.sealed ?? null,
-      used.replay?.until ?? null,
+      used.replayUntil,
       rows.access.hash,
       rows.access.scope,
       rows.access.expiresAt,

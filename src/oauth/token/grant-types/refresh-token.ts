@@ -1,12 +1,13 @@
 // RFC 6749 6 with rotation (RFC 9700 4.14.2). Every use rotates the token by an atomic compare-and-swap
 // committed together with the new tokens, so two concurrent refreshes can never both rotate one token.
 // Clients race (INTEROP "Refresh tokens"): the loser of a race, or a client that retries within the
-// grace window, gets the winner's answer again instead of a logout. That answer is kept sealed with a
-// key derived from the old token itself, so only its holder can open it, and only for the window.
-// Reuse after the window is treated as theft and ends the whole grant.
+// grace window, gets the winner's answer again instead of a logout. The new tokens are computed from the
+// old token under a key of the server's secret (token-format.ts's successorTokens), so that answer is
+// computed again, by its holder's presenting the old token, and only for the window; nothing of it is
+// stored. Reuse after the window is treated as theft and ends the whole grant.
 import { auditStatement, recordAudit } from '../../../audit/audit-log.js';
 import { splitSpaceList } from '../../../kernel/result.js';
-import { deriveKey, deriveTokenKey, seal, unsealWithAny } from '../../../kernel/sealing.js';
+import { deriveKey, deriveTokenKey, unsealWithAny } from '../../../kernel/sealing.js';
 import type { RefreshTokensTable } from '../../../storage/schema.js';
 import { OAuthError } from '../../errors.js';
 import { multiple, required, single } from '../../parameters.js';
@@ -15,11 +16,12 @@ import { LOST_STANDING } from '../../standing.js';
 import { tokenKey } from '../../tokens/token-format.js';
 import { endGrant } from '../../tokens/token-revocation.js';
 import {
+  findAccessTokenByHash,
   findRefreshTokenByHash,
   grantStateStatement,
   issuedRefreshRow,
-  mintTokenPair,
   rotationStatement,
+  successorPair,
   tokenPairStatements,
 } from '../../tokens/tokens.repository.js';
 import type { GrantType, TokenContext, TokenResponse } from '../token-context.js';
@@ -27,22 +29,46 @@ import { tokenResponse } from '../token-response.js';
 
 const REPLAY = 'refresh-replay';
 
-function replayKey(refreshToken: string): Buffer {
-  return deriveTokenKey(refreshToken, REPLAY);
-}
-
-function openReplay(row: RefreshTokensTable, refreshToken: string, now: number): TokenResponse | undefined {
-  if (!row.replay_sealed || row.replay_until === null || row.replay_until <= now) return undefined;
-  // An answer sealed before replay keys came from deriveTokenKey was sealed with deriveKey's: a retry
-  // within the window across that upgrade still gets its answer (replays are rare; the second key is cheap enough).
-  const keys = [replayKey(refreshToken), deriveKey(refreshToken, REPLAY)];
-  const opened = unsealWithAny(keys, row.replay_sealed, row.token_hash);
+/**
+ * An answer sealed into the used token's row by a release before successors were computed: a retry within
+ * its window across the upgrade still gets it. Such answers were sealed under a key of the token (deriveTokenKey's,
+ * or deriveKey's before that); none is written now.
+ */
+function openSealedReplay(row: RefreshTokensTable, sealed: string, refreshToken: string): TokenResponse | undefined {
+  const keys = [deriveTokenKey(refreshToken, REPLAY), deriveKey(refreshToken, REPLAY)];
+  const opened = unsealWithAny(keys, sealed, row.token_hash);
   if (opened === undefined) return undefined;
   try {
     return JSON.parse(opened) as TokenResponse;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The answer of the rotation that used `row`, again, while its window lasts: the successors computed from the
+ * presented token, under the current secret's key or the previous one's (the rotation may predate a change of
+ * secret). They are the answer only if that rotation wrote them: the new access token's row, in the same grant,
+ * minted at the rotation; it also holds the scope and lifetime that rotation gave.
+ */
+async function replayAnswer(
+  ctx: TokenContext,
+  row: RefreshTokensTable,
+  refreshToken: string,
+  now: number,
+): Promise<TokenResponse | undefined> {
+  if (row.rotated_at === null || row.replay_until === null || row.replay_until <= now) return undefined;
+  if (row.replay_sealed !== null) return openSealedReplay(row, row.replay_sealed, refreshToken);
+  for (const key of ctx.successorKeys) {
+    const pair = successorPair(key, refreshToken, row.rotated_at);
+    const access = await findAccessTokenByHash(ctx.db, pair.accessHash);
+    if (access && access.grant_id === row.grant_id && access.created_at === row.rotated_at) {
+      const lifetimeSeconds = Math.round((access.expires_at - access.created_at) / 1000);
+      const issued = { accessToken: pair.accessToken, refreshToken: pair.refreshToken, accessExpiresAt: access.expires_at };
+      return tokenResponse(issued, lifetimeSeconds, access.scope);
+    }
+  }
+  return undefined;
 }
 
 async function reuseDetected(ctx: TokenContext, row: RefreshTokensTable): Promise<never> {
@@ -69,7 +95,7 @@ export const refreshTokenGrant: GrantType = {
     if (!row || row.client_id !== client.clientId)
       throw new OAuthError('invalid_grant', 'the refresh token is invalid or was issued to another client');
     if (row.revoked_at !== null) throw new OAuthError('invalid_grant', 'the refresh token was revoked');
-    if (row.rotated_at !== null) return openReplay(row, refreshToken, now) ?? reuseDetected(ctx, row);
+    if (row.rotated_at !== null) return (await replayAnswer(ctx, row, refreshToken, now)) ?? reuseDetected(ctx, row);
     if (row.expires_at <= now) throw new OAuthError('invalid_grant', 'the refresh token expired');
 
     const granted = row.scope.split(' ');
@@ -88,16 +114,14 @@ export const refreshTokenGrant: GrantType = {
     }
     const accessScope = granted.filter((s) => accessScopes.includes(s)).join(' ');
 
-    const values = mintTokenPair();
+    const values = successorPair(ctx.successorKeys[0], refreshToken, now);
     const response = tokenResponse(
       { accessToken: values.accessToken, refreshToken: values.refreshToken, accessExpiresAt: now + ctx.lifetimes.access_token * 1000 },
       ctx.lifetimes.access_token,
       accessScope,
     );
     const grace = ctx.lifetimes.refresh_grace;
-    // Sealed before the transaction, so the write lock is held for the writes alone.
-    const replay =
-      grace > 0 ? { sealed: seal(replayKey(refreshToken), JSON.stringify(response), row.token_hash), until: now + grace * 1000 } : null;
+    const replayUntil = grace > 0 ? now + grace * 1000 : null;
     const issue = {
       siteId: site.id,
       clientId: client.clientId,
@@ -121,7 +145,7 @@ export const refreshTokenGrant: GrantType = {
     // PostgreSQL the same unit is one statement, shared with the rotations beside it (tokens/postgres-rotations.ts).
     const won = !ctx.postgresRotations
       ? await ctx.rotations.run(function* (db) {
-          if ((yield rotationStatement(db, row.token_hash, now, replay)).changes !== 1) return false;
+          if ((yield rotationStatement(db, row.token_hash, now, replayUntil)).changes !== 1) return false;
           const grant = (yield grantStateStatement(db, row.grant_id)).rows[0] as { revoked_at: number | null } | undefined;
           // Thrown, not returned: the unit's own compare-and-swap is undone with it.
           if (!grant || grant.revoked_at !== null) throw new OAuthError('invalid_grant', 'the grant was revoked');
@@ -130,7 +154,7 @@ export const refreshTokenGrant: GrantType = {
           return true;
         })
       : await ctx.postgresRotations
-          .rotate({ input: issue, values, used: { tokenHash: row.token_hash, now, replay }, audit })
+          .rotate({ input: issue, values, used: { tokenHash: row.token_hash, now, replayUntil }, audit })
           .then((outcome) => {
             if (outcome === 'grant_revoked') throw new OAuthError('invalid_grant', 'the grant was revoked');
             return outcome === 'rotated';
@@ -143,7 +167,7 @@ export const refreshTokenGrant: GrantType = {
     // Lost the race: the winner has committed by now; answer as a retry within the window would.
     const after = await findRefreshTokenByHash(ctx.db, site.id, tokenHash);
     if (after && after.revoked_at === null) {
-      const replay = openReplay(after, refreshToken, ctx.clock.now());
+      const replay = await replayAnswer(ctx, after, refreshToken, ctx.clock.now());
       if (replay) return replay;
       return reuseDetected(ctx, after);
     }
