@@ -171,8 +171,8 @@ for (const dialect of DIALECTS) {
       const old = (await refreshRows(server, grantId)).find((r) => r.token_hash === tokenKey(first.refresh_token));
       expect(old?.replay_sealed).toBeNull();
       expect(old?.replay_until).toBe((old?.rotated_at ?? 0) + GRACE_MS);
-      // Within the window the retry gets the same tokens, and a refresh token of the same shape that was
-      // never issued gets nothing: the successors come from the used token and the server's key alone.
+      // Within the window the retry gets the same answer, computed again from the used token; a refresh
+      // token of the same shape that was never issued gets nothing.
       expect((await refresh(server, academyApp, first.refresh_token)).body).toEqual(second);
       const forged = `${first.refresh_token.slice(0, -4)}${first.refresh_token.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
       expectInvalidGrant(await refresh(server, academyApp, forged));

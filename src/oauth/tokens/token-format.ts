@@ -1,12 +1,13 @@
-// Opaque tokens: a recognisable prefix (so secret scanners and people can tell them apart) and 256
-// random bits. Stored only as SHA-256 hashes, looked up by the key `tokenKey` makes of the hash.
+// Opaque tokens: a recognisable prefix (so secret scanners and people can tell them apart) and 256 bits
+// no one can predict: random, or, for the pair a refresh rotation issues, computed under the server's key
+// (successorTokens). Stored only as SHA-256 hashes, looked up by the key `tokenKey` makes of the hash.
 //
 // Access and refresh tokens also carry the millisecond they were minted, as 12 hex digits after the prefix,
 // and their key starts with those digits. A key that is only a hash is random, so every new token's index
 // entry lands on a page of its own, written to the log at each group commit: the served refresh grant wrote
 // 4.8 pages of log a rotation, against 2.1 with keys in time order (47 µs of commit a rotation against 12,
 // better-sqlite3 alone with 50,000 tokens stored). Keys in time order append: new tokens share the index's
-// last pages. The time tells a token's holder nothing they did not know; the 256 random bits are unchanged.
+// last pages. The time tells a token's holder nothing they did not know; the 256 bits after it are unchanged.
 import { createHmac } from 'node:crypto';
 import { hashToken } from '../../kernel/hashing.js';
 import { randomSecret } from '../../kernel/random.js';
@@ -21,7 +22,7 @@ export const TOKEN_PREFIX = {
 const MINTED_DIGITS = 12;
 /** Both prefixes of time-keyed tokens have this length. */
 const PREFIX_LENGTH = TOKEN_PREFIX.accessToken.length;
-/** A time-keyed token: its prefix, the minting time, and 43 characters of random base64url (32 bytes). */
+/** A time-keyed token: its prefix, the minting time, and 43 characters of base64url (32 bytes). */
 const TIME_KEYED = new RegExp(`^(${TOKEN_PREFIX.accessToken}|${TOKEN_PREFIX.refreshToken})[0-9a-f]{${MINTED_DIGITS}}[A-Za-z0-9_-]{43}$`);
 
 function mintedDigits(at: number): string {

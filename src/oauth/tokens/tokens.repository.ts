@@ -58,17 +58,19 @@ export interface MintedPair {
   refreshHash: string;
 }
 
+function pairOf(accessToken: string, refreshToken: string): MintedPair {
+  return { accessToken, refreshToken, accessHash: tokenKey(accessToken), refreshHash: tokenKey(refreshToken) };
+}
+
 /** Creates the token values; they are written by writeTokenPair inside the caller's transaction. */
 export function mintTokenPair(): MintedPair {
-  const accessToken = newAccessToken();
-  const refreshToken = newRefreshToken();
-  return { accessToken, refreshToken, accessHash: tokenKey(accessToken), refreshHash: tokenKey(refreshToken) };
+  return pairOf(newAccessToken(), newRefreshToken());
 }
 
 /** The pair that succeeds `usedRefreshToken` when it is rotated at `now` (token-format.ts's successorTokens). */
 export function successorPair(key: Buffer, usedRefreshToken: string, now: number): MintedPair {
   const { accessToken, refreshToken } = successorTokens(key, usedRefreshToken, now);
-  return { accessToken, refreshToken, accessHash: tokenKey(accessToken), refreshHash: tokenKey(refreshToken) };
+  return pairOf(accessToken, refreshToken);
 }
 
 const TOKEN_COLUMNS = ['hash', 'siteId', 'grantId', 'clientId', 'personId', 'scope', 'resource', 'now', 'expiresAt'] as const;
