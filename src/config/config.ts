@@ -7,6 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { REDIS_PREFIX_PATTERN } from '../storage/redis-names.js';
 
+/** The longest `lifetimes.refresh_grace` may be: the janitor keeps expired access tokens this long (a retry's answer reads them). */
+export const REFRESH_GRACE_MAX_SECONDS = 300;
+
 const vendorSchema = z.object({
   client_name: z.string().min(1),
   client_id: z
@@ -60,7 +63,7 @@ const platformSchema = z
           .positive()
           .default(12 * 3600),
         /** Seconds in which a just-rotated refresh token gets the same answer again; 0 turns it off. */
-        refresh_grace: z.number().int().min(0).max(300).default(10),
+        refresh_grace: z.number().int().min(0).max(REFRESH_GRACE_MAX_SECONDS).default(10),
       })
       .prefault({}),
     sign_in: z

@@ -6,6 +6,7 @@
 // a deployment from purging at the same time.
 import { type Kysely, sql } from 'kysely';
 import type { AuditKind } from '../audit/audit-log.js';
+import { REFRESH_GRACE_MAX_SECONDS } from '../config/config.js';
 import { DAY_MS, utcDayOf } from '../kernel/calendar-days.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Dialect } from '../storage/connect.js';
@@ -24,6 +25,13 @@ export interface JanitorOptions {
   /** Days the audit log keeps its ROUTINE_TOKEN_EVENTS; older ones are purged, other events never. */
   tokenEventRetentionDays: number;
 }
+
+/**
+ * How long an expired access token is kept: a retry of a refresh rotation within its grace window is answered
+ * from the new access token's row (oauth/token/grant-types/refresh-token.ts), which may expire first when
+ * access tokens live shorter than that window.
+ */
+const ACCESS_TOKEN_KEPT_MS = REFRESH_GRACE_MAX_SECONDS * 1000;
 
 export const JANITOR_DEFAULTS: JanitorOptions = {
   batchSize: 200,
@@ -178,7 +186,15 @@ export class Janitor {
     await this.batches(async () => {
       const rows = await db
         .deleteFrom('access_tokens')
-        .where('token_hash', 'in', db.selectFrom('access_tokens').select('token_hash').where('expires_at', '<', now).limit(n))
+        .where(
+          'token_hash',
+          'in',
+          db
+            .selectFrom('access_tokens')
+            .select('token_hash')
+            .where('expires_at', '<', now - ACCESS_TOKEN_KEPT_MS)
+            .limit(n),
+        )
         .executeTakeFirst();
       return this.counted(count, 'access_tokens', rows.numDeletedRows);
     });

@@ -1,5 +1,5 @@
-// Issue 8, "Operations": the janitor deletes what has expired (codes an hour past expiry, access and
-// refresh tokens, grants whose refresh family expired, sessions, stale sign-in counters, the audit log's routine
+// Issue 8, "Operations": the janitor deletes what has expired (codes an hour past expiry, access tokens
+// five minutes past it, refresh tokens, grants whose refresh family expired, sessions, stale sign-in counters, the audit log's routine
 // token events past their retention), keeps everything still usable or kept for good, works in batches,
 // reports to the metrics, and on PostgreSQL lets one node purge at a time.
 import { randomUUID } from 'node:crypto';
@@ -55,14 +55,16 @@ async function seedExpiry(server: DemoServer, expiredTokens = 3): Promise<Fixtur
   const expiredAccess = Array.from({ length: expiredTokens }, (_, i) => token(i % 2 ? liveGrant : deadGrant, now - HOUR));
   const liveAccess = token(liveGrant, now + HOUR);
   const orphanAccess = token(deadGrant, now + HOUR);
+  // Expired a minute ago: kept while a retried refresh rotation may still read it (up to 5 minutes).
+  const justExpiredAccess = token(liveGrant, now - 60_000);
   await db
     .insertInto('access_tokens')
-    .values([...expiredAccess, liveAccess, orphanAccess])
+    .values([...expiredAccess, liveAccess, orphanAccess, justExpiredAccess])
     .execute();
   add(
     'access_tokens',
     expiredAccess.map((t) => t.token_hash),
-    [liveAccess.token_hash, orphanAccess.token_hash],
+    [liveAccess.token_hash, orphanAccess.token_hash, justExpiredAccess.token_hash],
   );
 
   const refreshRow = (grant: string, expiresAt: number, rotatedAt: number | null = null) => ({
@@ -251,6 +253,26 @@ for (const dialect of DIALECTS) {
       ).text();
       expect(text).toMatch(/^schoolgate_janitor_purged_rows_total\{table="access_tokens"\} 35$/m);
       expect(text).toMatch(/^schoolgate_janitor_run_duration_seconds_count 1$/m);
+    });
+
+    it('keeps an access token past its expiry while a retried refresh rotation may still read it: the retry gets its answer after a run', async () => {
+      const client = DEMO_CLIENTS.academyApp;
+      const lifetimes = server.config.platform.lifetimes;
+      const accessLifetime = lifetimes.access_token;
+      try {
+        // Access tokens shorter-lived than the grace window (10 s): the rotation's one expires within it.
+        lifetimes.access_token = 2;
+        const tokens = await getTokens(server, client);
+        const rotated = await refresh(server, client, tokens.refresh_token);
+        expectTokens(rotated);
+        server.clock.advance(5_000);
+        await server.app.services.janitor.runOnce();
+        const retry = await refresh(server, client, tokens.refresh_token);
+        expect(retry.status).toBe(200);
+        expect(retry.body).toEqual(rotated.body);
+      } finally {
+        lifetimes.access_token = accessLifetime;
+      }
     });
 
     // Only PostgreSQL deployments have several nodes; declared for it alone so CI skips nothing.
