@@ -28,9 +28,10 @@ const ONE_STEP_COUNTER = '\u0000\u0000\u0000\u0001';
 /**
  * Derives a 256-bit key for one purpose from a token: the one-step key derivation of NIST SP 800-56C
  * Rev. 2 (section 4.1, H = SHA-256), SHA-256(counter 1 || token || `schoolgate:<purpose>`), in one call of
- * the one-shot hash (about 0.9 µs here, against 4.6 µs for deriveKey's two HMACs; the refresh grant derives
- * one per rotation). Only for tokens, whose 256 random bits need no extraction step; the master secret
- * keeps deriveKey. A token's stored key holds the SHA-256 of the token alone, which this never equals.
+ * the one-shot hash (about 0.9 µs here, against 4.6 µs for deriveKey's two HMACs). Only for tokens, whose
+ * 256 bits need no extraction step; the master secret keeps deriveKey. A token's stored key holds the
+ * SHA-256 of the token alone, which this never equals. Its one use now: opening refresh replay answers that
+ * the release before computed successors sealed (oauth/token/grant-types/refresh-token.ts).
  */
 export function deriveTokenKey(token: string, purpose: string): Buffer {
   // The counter and the purpose are ASCII: the bytes hashed are the counter's four, the token's UTF-8, the purpose's.
