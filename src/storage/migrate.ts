@@ -50,6 +50,7 @@ import * as m047 from './migrations/047-members-by-time.js';
 import * as m048 from './migrations/048-comments-by-person.js';
 import * as m049 from './migrations/049-sites-by-creation.js';
 import * as m050 from './migrations/050-tokens-answer-to-their-grant.js';
+import * as m051 from './migrations/051-references-of-deleted-rows.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -103,6 +104,7 @@ const migrations: Record<string, Migration> = {
   '048-comments-by-person': m048,
   '049-sites-by-creation': m049,
   '050-tokens-answer-to-their-grant': m050,
+  '051-references-of-deleted-rows': m051,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */
