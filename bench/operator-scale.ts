@@ -191,7 +191,14 @@ async function measure(origin: string, token: string, path: string): Promise<aut
   });
 }
 
-async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autocannon.Result]>> {
+/** What the table reads of a measurement (an autocannon run, or requests timed one by one). */
+interface Measured {
+  requests: { average: number };
+  latency: { p99: number };
+  non2xx: number;
+}
+
+async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, Measured]>> {
   let databaseUrl: string;
   let drop = async () => {};
   // OPERATOR_KEEP_DATABASE=1 leaves the grown database (1.5 GB as a SQLite file) for EXPLAIN and profiling.
@@ -239,7 +246,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
     const today = new Date().toISOString().slice(0, 10);
     const yearAgo = new Date(Date.now() - 364 * DAY).toISOString().slice(0, 10);
     const monthAgo = new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10);
-    const results: Array<[string, autocannon.Result]> = [];
+    const results: Array<[string, Measured]> = [];
     const paths = [
       '/api/admin/v1/students?limit=100',
       // The students list's filters (CONTRACT 6): a name, a course, a state, inactivity.
@@ -300,12 +307,48 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, autoc
       if (check.status !== 200) throw new Error(`${path} answered ${check.status}: ${await check.text()}`);
       results.push([path, await measure(origin, token, path)]);
     }
+    if (ONLY.some((part) => '/lectures/'.includes(part))) results.push(...(await deletingLectures(origin)));
     return results;
   } finally {
     child.send('exit');
     await new Promise((resolve) => child.once('exit', resolve));
     await drop();
   }
+}
+
+/**
+ * Deleting lectures, one request at a time, as an operator does it: the database looks for the enrollments
+ * that name a lecture as their last watched and the comments on it (the references migration 051 indexes)
+ * and deletes learners' progress on it, and the course's next lectures are restamped (curriculum-stamp.ts).
+ * The last lecture of the ten courses nobody is enrolled in, then of the ten with 100,000 enrollments each,
+ * each request timed; each row shows the rate over its ten and the slowest as its p99.
+ */
+async function deletingLectures(origin: string): Promise<Array<[string, Measured]>> {
+  const { access_token: token } = await tokensFromFlow(origin, {
+    clientId: 'demo-vendor',
+    redirectUri: 'http://127.0.0.1:61000/callback',
+    scope: 'curriculum:write',
+    who: person('owner'),
+  });
+  const timed = async (courses: number[]): Promise<Measured> => {
+    const times: number[] = [];
+    for (const course of courses) {
+      const started = performance.now();
+      const res = await fetch(`${origin}/api/admin/v1/lectures/lec_bench_${course}_${LECTURES}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      times.push(performance.now() - started);
+      if (res.status !== 200) throw new Error(`deleting a lecture answered ${res.status}: ${await res.text()}`);
+    }
+    const seconds = times.reduce((a, b) => a + b, 0) / 1000;
+    return { requests: { average: times.length / seconds }, latency: { p99: Math.round(Math.max(...times)) }, non2xx: 0 };
+  };
+  const courses = (from: number) => Array.from({ length: 10 }, (_, i) => from + i);
+  return [
+    ['DELETE /api/admin/v1/lectures/{id}, a course nobody is enrolled in (one at a time)', await timed(courses(11))],
+    ['DELETE /api/admin/v1/lectures/{id}, a course with 100,000 enrollments (one at a time)', await timed(courses(1))],
+  ];
 }
 
 /** A path as the table shows it: the dates by what they stand for. */
