@@ -1,7 +1,8 @@
 // The operator API at school scale (issue 9): Demo Academy grown to 100,000 students, 1,000,000
 // enrollments and 1,000,000 paid orders (with their lines, payments and analytics roll-ups) and 1,000,000
 // audit events, then `GET /students?limit=100`, `GET /analytics/overview` for a year and `GET /audit_events`
-// (unfiltered, by action prefix, by actor, by app) under load, p99 against 50 ms.
+// (unfiltered, by action prefix, by actor, by app) under load, p99 against 50 ms; last, lectures deleted one
+// request at a time (deletingLectures).
 // `npm run bench:operator` runs SQLite then PostgreSQL (a fresh database); OPERATOR_STUDENTS scales it.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
