@@ -308,7 +308,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, Measu
       if (check.status !== 200) throw new Error(`${path} answered ${check.status}: ${await check.text()}`);
       results.push([path, await measure(origin, token, path)]);
     }
-    if (ONLY.some((part) => '/lectures/'.includes(part))) results.push(...(await deletingLectures(origin)));
+    if (ONLY.some((part) => DELETED_LECTURE_PATH.includes(part))) results.push(...(await deletingLectures(origin)));
     return results;
   } finally {
     child.send('exit');
@@ -316,6 +316,9 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, Measu
     await drop();
   }
 }
+
+/** The request deletingLectures times; OPERATOR_ONLY selects it by a part of this, as it selects the paths. */
+const DELETED_LECTURE_PATH = 'DELETE /api/admin/v1/lectures/{id}';
 
 /**
  * Deleting lectures, one request at a time, as an operator does it: the database looks for the enrollments
@@ -347,8 +350,8 @@ async function deletingLectures(origin: string): Promise<Array<[string, Measured
   };
   const courses = (from: number) => Array.from({ length: 10 }, (_, i) => from + i);
   return [
-    ['DELETE /api/admin/v1/lectures/{id}, a course nobody is enrolled in (one at a time)', await timed(courses(11))],
-    ['DELETE /api/admin/v1/lectures/{id}, a course with 100,000 enrollments (one at a time)', await timed(courses(1))],
+    [`${DELETED_LECTURE_PATH}, a course nobody is enrolled in (one at a time)`, await timed(courses(11))],
+    [`${DELETED_LECTURE_PATH}, a course with 100,000 enrollments (one at a time)`, await timed(courses(1))],
   ];
 }
 
