@@ -49,14 +49,19 @@ async function restamp(scope: SiteScope, courseId: string): Promise<void> {
     where enrollments.id = fresh.id and enrollments.next_lecture_id is distinct from fresh.next`.execute(scope.db);
 }
 
-/** Brings a course's next lectures up to its curriculum order; nothing to do when they already are. */
-export async function stampCurriculum(scope: SiteScope, courseId: string): Promise<void> {
-  const versions = await scope.db
+/** The course's curriculum version and the one its next lectures follow; undefined for a course without one. */
+function stampState(scope: SiteScope, courseId: string) {
+  return scope.db
     .selectFrom('curriculum_versions')
     .select(['version', 'stamped'])
     .where('site_id', '=', scope.siteId)
     .where('course_id', '=', courseId)
     .executeTakeFirst();
+}
+
+/** Brings a course's next lectures up to its curriculum order; nothing to do when they already are. */
+export async function stampCurriculum(scope: SiteScope, courseId: string): Promise<void> {
+  const versions = await stampState(scope, courseId);
   if (versions === undefined || Number(versions.version) === Number(versions.stamped)) return;
   await restamp(scope, courseId);
   // Only the version restamped: a change that came in meanwhile leaves the course to be restamped again.
@@ -67,4 +72,50 @@ export async function stampCurriculum(scope: SiteScope, courseId: string): Promi
     .where('course_id', '=', courseId)
     .where('version', '=', versions.version)
     .execute();
+}
+
+/**
+ * What brings a course's next lectures up to date once `lectureId` is deleted from it and the gap it leaves
+ * is closed, decided before the delete; to run after both, in the same write transaction.
+ *
+ * When the next lectures followed the course's order before the delete, only the enrollments whose next
+ * lecture was the deleted one need a new one: the lectures before it are all completed there, so theirs is
+ * the first lecture after it they have not completed. Every other enrollment keeps its next lecture, since
+ * closing the gap keeps the order, or had it moved by lecture_progress's triggers when its completion of the
+ * deleted lecture went with it. That reads the course's enrollments stopped there and one completion each,
+ * not every completion of the course (the whole restamp held SQLite's one writer 0.6-1 s for a course of
+ * 100,000 learners: bench/RESULTS.md, thirty-eighth session). Otherwise the whole course is restamped.
+ */
+export async function restampForLectureDeletion(scope: SiteScope, courseId: string, lectureId: string): Promise<() => Promise<void>> {
+  const versions = await stampState(scope, courseId);
+  if (versions === undefined || Number(versions.version) !== Number(versions.stamped)) return () => stampCurriculum(scope, courseId);
+  const order = await sql<{ id: string }>`
+    select l.id from lectures l join course_sections s on s.id = l.section_id
+    where l.site_id = ${scope.siteId} and l.course_id = ${courseId}
+    order by s.position, l.position, l.id`.execute(scope.db);
+  const ids = order.rows.map((row) => row.id);
+  const after = ids.slice(ids.indexOf(lectureId) + 1);
+  return async () => {
+    await moveNextLecturesPast(scope, courseId, lectureId, after);
+    // Every change since the stamp is this transaction's (the delete and the gap closed): all are followed now.
+    await scope.db
+      .updateTable('curriculum_versions')
+      .set((eb) => ({ stamped: eb.ref('version') }))
+      .where('site_id', '=', scope.siteId)
+      .where('course_id', '=', courseId)
+      .execute();
+  };
+}
+
+/** The enrollments whose next lecture was `lectureId` move to the first of `after` (in order) they have not completed. */
+async function moveNextLecturesPast(scope: SiteScope, courseId: string, lectureId: string, after: readonly string[]): Promise<void> {
+  // The lectures after it with their ranks, as a list of values (the column names both stores give them).
+  const next =
+    after.length === 0
+      ? sql`null`
+      : sql`(select c.column1 from (values ${sql.join(after.map((id, rank) => sql`(${id}, cast(${rank} as integer))`))}) c
+          where not exists (select 1 from lecture_progress p where p.enrollment_id = enrollments.id and p.lecture_id = c.column1)
+          order by c.column2 limit 1)`;
+  await sql`update enrollments set next_lecture_id = ${next}
+    where site_id = ${scope.siteId} and course_id = ${courseId} and next_lecture_id = ${lectureId}`.execute(scope.db);
 }

@@ -3,7 +3,7 @@
 import type { Expression, Kysely, Transaction } from 'kysely';
 import { newId } from '../kernel/random.js';
 import type { Database } from '../storage/schema.js';
-import { stampCurriculum } from './curriculum-stamp.js';
+import { restampForLectureDeletion, stampCurriculum } from './curriculum-stamp.js';
 import type { SiteScope } from './scope.js';
 
 /**
@@ -164,13 +164,17 @@ export async function updateLecture(scope: SiteScope, id: string, changes: Parti
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Deletes a lecture and closes the gap it leaves; learners' progress on it goes with it. */
+/**
+ * Deletes a lecture and closes the gap it leaves; learners' progress on it goes with it. Inside a write
+ * transaction (the operation wrapper's), so that no other change of the course comes between.
+ */
 export async function deleteLecture(scope: SiteScope, id: string): Promise<boolean> {
   const lecture = await findLecture(scope, id);
   if (!lecture) return false;
+  const restamp = await restampForLectureDeletion(scope, lecture.courseId, id);
   await scope.db.deleteFrom('lectures').where('site_id', '=', scope.siteId).where('id', '=', id).execute();
   await renumber(scope, 'lectures', await lectureIdsOf(scope, lecture.sectionId));
-  await stampCurriculum(scope, lecture.courseId);
+  await restamp();
   return true;
 }
 
