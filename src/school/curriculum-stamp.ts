@@ -74,37 +74,76 @@ export async function stampCurriculum(scope: SiteScope, courseId: string): Promi
     .execute();
 }
 
-/**
- * What brings a course's next lectures up to date once `lectureId` is deleted from it and the gap it leaves
- * is closed, decided before the delete; to run after both, in the same write transaction.
- *
- * When the next lectures followed the course's order before the delete, only the enrollments whose next
- * lecture was the deleted one need a new one: the lectures before it are all completed there, so theirs is
- * the first lecture after it they have not completed. Every other enrollment keeps its next lecture, since
- * closing the gap keeps the order, or had it moved by lecture_progress's triggers when its completion of the
- * deleted lecture went with it. That reads the course's enrollments stopped there and one completion each,
- * not every completion of the course (the whole restamp held SQLite's one writer 0.6-1 s for a course of
- * 100,000 learners: bench/RESULTS.md, thirty-eighth session). Otherwise the whole course is restamped.
- */
-export async function restampForLectureDeletion(scope: SiteScope, courseId: string, lectureId: string): Promise<() => Promise<void>> {
+// A change made through the repository, whose effect on the next lectures is known, moves only the
+// enrollments it changes, provided the next lectures followed the course's order before it: that is decided
+// before the change, and what the change needs is run after it, in the same write transaction (the
+// operation wrapper's), so every bump of the version in between is the change's own. The whole restamp is
+// one pass over every completion of the course, which held SQLite's one writer 0.6-1 s for a course of
+// 100,000 learners (bench/RESULTS.md, thirty-eighth session); otherwise the whole course is restamped.
+
+/** Whether the course's next lectures follow its order now. */
+async function stampedNow(scope: SiteScope, courseId: string): Promise<boolean> {
   const versions = await stampState(scope, courseId);
-  if (versions === undefined || Number(versions.version) !== Number(versions.stamped)) return () => stampCurriculum(scope, courseId);
+  return versions !== undefined && Number(versions.version) === Number(versions.stamped);
+}
+
+/** Every change since the stamp was this transaction's and has been followed. */
+async function markStamped(scope: SiteScope, courseId: string): Promise<void> {
+  await scope.db
+    .updateTable('curriculum_versions')
+    .set((eb) => ({ stamped: eb.ref('version') }))
+    .where('site_id', '=', scope.siteId)
+    .where('course_id', '=', courseId)
+    .execute();
+}
+
+/** The course's lecture ids in curriculum order. */
+async function lectureOrder(scope: SiteScope, courseId: string): Promise<string[]> {
   const order = await sql<{ id: string }>`
     select l.id from lectures l join course_sections s on s.id = l.section_id
     where l.site_id = ${scope.siteId} and l.course_id = ${courseId}
     order by s.position, l.position, l.id`.execute(scope.db);
-  const ids = order.rows.map((row) => row.id);
+  return order.rows.map((row) => row.id);
+}
+
+/**
+ * For deleting `lectureId` and closing the gap it leaves. Only the enrollments whose next lecture it was
+ * move: the lectures before it are all completed there, so theirs is the first lecture after it they have
+ * not completed. Every other enrollment keeps its next lecture, since closing the gap keeps the order, or
+ * had it moved by lecture_progress's triggers when its completion of the deleted lecture went with it.
+ */
+export async function restampForLectureDeletion(scope: SiteScope, courseId: string, lectureId: string): Promise<() => Promise<void>> {
+  if (!(await stampedNow(scope, courseId))) return () => stampCurriculum(scope, courseId);
+  const ids = await lectureOrder(scope, courseId);
   const after = ids.slice(ids.indexOf(lectureId) + 1);
   return async () => {
     await moveNextLecturesPast(scope, courseId, lectureId, after);
-    // Every change since the stamp is this transaction's (the delete and the gap closed): all are followed now.
-    await scope.db
-      .updateTable('curriculum_versions')
-      .set((eb) => ({ stamped: eb.ref('version') }))
-      .where('site_id', '=', scope.siteId)
-      .where('course_id', '=', courseId)
-      .execute();
+    await markStamped(scope, courseId);
   };
+}
+
+/**
+ * For adding a lecture, given its id once it is in place. Nobody has completed it, so it becomes the next
+ * lecture of every started enrollment whose next lecture comes after it, or that had none left.
+ */
+export async function restampForLectureAddition(scope: SiteScope, courseId: string): Promise<(lectureId: string) => Promise<void>> {
+  if (!(await stampedNow(scope, courseId))) return () => stampCurriculum(scope, courseId);
+  return async (lectureId) => {
+    const ids = await lectureOrder(scope, courseId);
+    const after = ids.slice(ids.indexOf(lectureId) + 1);
+    const later = after.length === 0 ? sql`false` : sql`next_lecture_id in (${sql.join(after)})`;
+    await sql`update enrollments set next_lecture_id = ${lectureId}
+      where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and (next_lecture_id is null or ${later})`.execute(
+      scope.db,
+    );
+    await markStamped(scope, courseId);
+  };
+}
+
+/** For a change that keeps the order of the course's lectures (a section added, empty): nobody's next lecture moves. */
+export async function restampForOrderKept(scope: SiteScope, courseId: string): Promise<() => Promise<void>> {
+  if (!(await stampedNow(scope, courseId))) return () => stampCurriculum(scope, courseId);
+  return () => markStamped(scope, courseId);
 }
 
 /** The enrollments whose next lecture was `lectureId` move to the first of `after` (in order) they have not completed. */

@@ -3,7 +3,7 @@
 import type { Expression, Kysely, Transaction } from 'kysely';
 import { newId } from '../kernel/random.js';
 import type { Database } from '../storage/schema.js';
-import { restampForLectureDeletion, stampCurriculum } from './curriculum-stamp.js';
+import { restampForLectureAddition, restampForLectureDeletion, restampForOrderKept, stampCurriculum } from './curriculum-stamp.js';
 import type { SiteScope } from './scope.js';
 
 /**
@@ -76,19 +76,23 @@ export async function courseOutline(scope: SiteScope, courseId: string): Promise
   return { courseId: course.id, title: course.title, sections: await sectionTree(scope, courseId) };
 }
 
-/** Appends a section at the end of the course (or at `position`, moving later ones down); null without the course. */
+/**
+ * Appends a section at the end of the course (or at `position`, moving later ones down); null without the
+ * course. Inside a write transaction, as deleteLecture.
+ */
 export async function addSection(scope: SiteScope, courseId: string, title: string, position: number | undefined): Promise<string | null> {
   const outline = await courseOutline(scope, courseId);
   if (!outline) return null;
   const ids = outline.sections.map((s) => s.id);
   const id = newId('sec');
+  const restamp = await restampForOrderKept(scope, courseId);
   await scope.db
     .insertInto('course_sections')
     .values({ id, site_id: scope.siteId, course_id: courseId, position: ids.length, title })
     .execute();
   ids.splice(Math.min(position ?? ids.length, ids.length), 0, id);
   await renumber(scope, 'course_sections', ids);
-  await stampCurriculum(scope, courseId);
+  await restamp();
   return id;
 }
 
@@ -97,7 +101,7 @@ export interface LectureDraft {
   durationSeconds: number;
 }
 
-/** Appends a lecture to a section (or at `position`); null when the site has no such section. */
+/** Appends a lecture to a section (or at `position`); null when the site has no such section. Inside a write transaction, as deleteLecture. */
 export async function addLecture(
   scope: SiteScope,
   sectionId: string,
@@ -113,6 +117,7 @@ export async function addLecture(
   if (!section) return null;
   const ids = await lectureIdsOf(scope, sectionId);
   const id = newId('lec');
+  const restamp = await restampForLectureAddition(scope, section.course_id);
   await scope.db
     .insertInto('lectures')
     .values({
@@ -127,7 +132,7 @@ export async function addLecture(
     .execute();
   ids.splice(Math.min(position ?? ids.length, ids.length), 0, id);
   await renumber(scope, 'lectures', ids);
-  await stampCurriculum(scope, section.course_id);
+  await restamp(id);
   return findLecture(scope, id);
 }
 

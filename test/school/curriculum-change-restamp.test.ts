@@ -1,12 +1,14 @@
-// Deleting a lecture (src/school/curriculum-stamp.ts restampForLectureDeletion): when the course's next
-// lectures followed its order before the delete, only the enrollments whose next lecture was the deleted
-// one move, each to the first lecture after it it has not completed, and the course stays stamped; when
-// they did not, the whole course is restamped. Either way every started enrollment's next lecture is the
-// first lecture of the course, in curriculum order, it has not completed, on both stores.
+// A curriculum change through the repository (src/school/curriculum-stamp.ts) moves only the next lectures it
+// changes when the course's next lectures followed its order before it: deleting a lecture moves the
+// enrollments whose next lecture it was, each to the first lecture after it it has not completed; adding a
+// lecture makes it the next lecture of those whose next lecture came after it or who had none left; adding a
+// section moves nobody. The course stays stamped. When the next lectures did not follow the order before the
+// change, the whole course is restamped. Either way every started enrollment's next lecture is the first
+// lecture of the course, in curriculum order, it has not completed, on both stores.
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { courseAnalytics } from '../../src/school/analytics.repository.js';
-import { deleteLecture } from '../../src/school/curriculum.repository.js';
+import { addLecture, addSection, deleteLecture } from '../../src/school/curriculum.repository.js';
 import type { SiteScope } from '../../src/school/scope.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
@@ -106,7 +108,7 @@ async function versions(db: Kysely<Database>): Promise<{ version: number; stampe
 }
 
 for (const dialect of DIALECTS) {
-  describe.skipIf(skipDialect(dialect))(`deleting a lecture restamps only what it changed (${dialect})`, () => {
+  describe.skipIf(skipDialect(dialect))(`a curriculum change restamps only what it changed (${dialect})`, () => {
     let s: SchoolStore;
     let scope: SiteScope;
     beforeAll(async () => {
@@ -180,6 +182,63 @@ for (const dialect of DIALECTS) {
       expect(stored).toEqual(rule);
       expect(stored.get(enr(1))).toBe(lec(0, 1));
       expect(await versions(s.db)).toMatchObject({ stamped: (await versions(s.db)).version });
+    });
+
+    /** Sets an enrollment's next lecture wrong on purpose (only a whole restamp would put it right); `undo` sets it as the rule says then. */
+    const misplace = async (enrollment: string, lecture: string) => {
+      await s.db.updateTable('enrollments').set({ next_lecture_id: lecture }).where('id', '=', enrollment).execute();
+      return async () => {
+        const { rule } = await nextLectures(s.db);
+        await s.db
+          .updateTable('enrollments')
+          .set({ next_lecture_id: rule.get(enrollment) ?? null })
+          .where('id', '=', enrollment)
+          .execute();
+      };
+    };
+
+    it('adding a lecture makes it the next lecture of the learners whose next lecture came after it or who had none left, and of no one else', async () => {
+      const undo = await misplace(enr(3), lec(0, 0));
+      const before = (await nextLectures(s.db)).stored;
+      const added = await s.db
+        .transaction()
+        .execute((trx) => addLecture({ db: trx, siteId: SITE }, 'sec_del_1', { title: 'New', durationSeconds: 60 }, 0));
+      const { stored, rule } = await nextLectures(s.db);
+      expect(stored.get(enr(3))).toBe(lec(0, 0));
+      expect(rule.get(enr(3))).toBe(added?.id);
+      rule.set(enr(3), lec(0, 0));
+      expect(stored).toEqual(rule);
+      // Those who had every lecture done, and those stopped in the later section, now stop at the new one.
+      const moved = [...stored].filter(([id, next]) => next === added?.id && before.get(id) !== added?.id).map(([id]) => id);
+      expect(moved).toEqual(expect.arrayContaining([enr(8), enr(20), enr(5)]));
+      expect(stored.get(enr(24))).toBe(lec(0, 0));
+      expect(stored.get(enr(1))).toBe(lec(0, 1));
+      expect(stored.get(enr(0))).toBeNull();
+      expect(await versions(s.db)).toMatchObject({ stamped: (await versions(s.db)).version });
+      await undo();
+      expect((await nextLectures(s.db)).stored).toEqual((await nextLectures(s.db)).rule);
+    });
+
+    it('adding a lecture at the end of the course moves only the learners who had none left', async () => {
+      const added = await s.db
+        .transaction()
+        .execute((trx) => addLecture({ db: trx, siteId: SITE }, 'sec_del_1', { title: 'Last', durationSeconds: 60 }, undefined));
+      const { stored, rule } = await nextLectures(s.db);
+      expect(stored).toEqual(rule);
+      expect(stored.get(enr(8))).not.toBe(added?.id);
+      expect(await versions(s.db)).toMatchObject({ stamped: (await versions(s.db)).version });
+    });
+
+    it('adding a section moves nobody and leaves the course stamped', async () => {
+      const undo = await misplace(enr(3), lec(0, 0));
+      const before = (await nextLectures(s.db)).stored;
+      const version = (await versions(s.db)).version;
+      await s.db.transaction().execute((trx) => addSection({ db: trx, siteId: SITE }, COURSE, 'Between', 1));
+      expect((await nextLectures(s.db)).stored).toEqual(before);
+      const after = await versions(s.db);
+      expect(after.version).toBeGreaterThan(version);
+      expect(after.stamped).toBe(after.version);
+      await undo();
     });
   });
 }
