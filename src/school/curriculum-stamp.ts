@@ -131,11 +131,12 @@ export async function restampForLectureAddition(scope: SiteScope, courseId: stri
   return async (lectureId) => {
     const ids = await lectureOrder(scope, courseId);
     const after = ids.slice(ids.indexOf(lectureId) + 1);
-    const later = after.length === 0 ? sql`false` : sql`next_lecture_id in (${sql.join(after)})`;
-    await sql`update enrollments set next_lecture_id = ${lectureId}
-      where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and (next_lecture_id is null or ${later})`.execute(
-      scope.db,
-    );
+    // Two statements, not one with an OR: each reads its rows through migration 052's index.
+    const moveTo = (which: ReturnType<typeof sql>) =>
+      sql`update enrollments set next_lecture_id = ${lectureId}
+        where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and ${which}`.execute(scope.db);
+    await moveTo(sql`next_lecture_id is null`);
+    if (after.length > 0) await moveTo(sql`next_lecture_id in (${sql.join(after)})`);
     await markStamped(scope, courseId);
   };
 }
@@ -155,6 +156,7 @@ async function moveNextLecturesPast(scope: SiteScope, courseId: string, lectureI
       : sql`(select c.column1 from (values ${sql.join(after.map((id, rank) => sql`(${id}, cast(${rank} as integer))`))}) c
           where not exists (select 1 from lecture_progress p where p.enrollment_id = enrollments.id and p.lecture_id = c.column1)
           order by c.column2 limit 1)`;
+  // Only started enrollments have a next lecture; saying so lets the statement read migration 052's index.
   await sql`update enrollments set next_lecture_id = ${next}
-    where site_id = ${scope.siteId} and course_id = ${courseId} and next_lecture_id = ${lectureId}`.execute(scope.db);
+    where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and next_lecture_id = ${lectureId}`.execute(scope.db);
 }
