@@ -1,8 +1,8 @@
 // The operator API at school scale (issue 9): Demo Academy grown to 100,000 students, 1,000,000
 // enrollments and 1,000,000 paid orders (with their lines, payments and analytics roll-ups) and 1,000,000
 // audit events, then `GET /students?limit=100`, `GET /analytics/overview` for a year and `GET /audit_events`
-// (unfiltered, by action prefix, by actor, by app) under load, p99 against 50 ms; last, lectures deleted one
-// request at a time (deletingLectures).
+// (unfiltered, by action prefix, by actor, by app) under load, p99 against 50 ms; last, lectures deleted and
+// added one request at a time (curriculumChanges).
 // `npm run bench:operator` runs SQLite then PostgreSQL (a fresh database); OPERATOR_STUDENTS scales it.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -308,7 +308,8 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, Measu
       if (check.status !== 200) throw new Error(`${path} answered ${check.status}: ${await check.text()}`);
       results.push([path, await measure(origin, token, path)]);
     }
-    if (ONLY.some((part) => DELETED_LECTURE_PATH.includes(part))) results.push(...(await deletingLectures(origin)));
+    if (ONLY.some((part) => DELETED_LECTURE_PATH.includes(part) || ADDED_LECTURE_PATH.includes(part)))
+      results.push(...(await curriculumChanges(origin)));
     return results;
   } finally {
     child.send('exit');
@@ -317,42 +318,59 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, Measu
   }
 }
 
-/** The request deletingLectures times; OPERATOR_ONLY selects it by a part of this, as it selects the paths. */
+/** The requests curriculumChanges times; OPERATOR_ONLY selects them by a part of these, as it selects the paths. */
 const DELETED_LECTURE_PATH = 'DELETE /api/admin/v1/lectures/{id}';
+const ADDED_LECTURE_PATH = 'POST /api/admin/v1/sections/{id}/lectures';
 
 /**
- * Deleting lectures, one request at a time, as an operator does it: the database looks for the enrollments
- * that name a lecture as their last watched and the comments on it (the references migration 051 indexes)
- * and deletes learners' progress on it, and the course's next lectures are restamped (curriculum-stamp.ts).
- * The last lecture of the ten courses nobody is enrolled in, then of the ten with 100,000 enrollments each,
- * each request timed; each row shows the rate over its ten and the slowest as its p99.
+ * Changing curricula, one request at a time, as an operator does it. Deleting a lecture: the database looks
+ * for the enrollments that name it as their last watched and the comments on it (the references migration
+ * 051 indexes) and deletes learners' progress on it. Adding one at the end of a course. Each change brings
+ * the course's next lectures up to date (curriculum-stamp.ts). The courses are stamped first, as every change
+ * through the API leaves them (course analytics is read once for each, untimed). Then the last lecture of
+ * the ten courses nobody is enrolled in is deleted, then of the ten with 100,000 enrollments each, then a
+ * lecture is added at the end of each; each request timed, and each row shows the rate over its ten and the
+ * slowest as its p99.
  */
-async function deletingLectures(origin: string): Promise<Array<[string, Measured]>> {
+async function curriculumChanges(origin: string): Promise<Array<[string, Measured]>> {
   const { access_token: token } = await tokensFromFlow(origin, {
     clientId: 'demo-vendor',
     redirectUri: 'http://127.0.0.1:61000/callback',
-    scope: 'curriculum:write',
+    scope: 'curriculum:write analytics:read',
     who: person('owner'),
   });
-  const timed = async (courses: number[]): Promise<Measured> => {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${origin}/api/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+  };
+  const timed = async (courses: number[], change: (course: number) => Promise<void>): Promise<Measured> => {
     const times: number[] = [];
     for (const course of courses) {
       const started = performance.now();
-      const res = await fetch(`${origin}/api/admin/v1/lectures/lec_bench_${course}_${LECTURES}`, {
-        method: 'DELETE',
-        headers: { authorization: `Bearer ${token}` },
-      });
+      await change(course);
       times.push(performance.now() - started);
-      if (res.status !== 200) throw new Error(`deleting a lecture answered ${res.status}: ${await res.text()}`);
     }
     const seconds = times.reduce((a, b) => a + b, 0) / 1000;
     return { requests: { average: times.length / seconds }, latency: { p99: Math.round(Math.max(...times)) }, non2xx: 0 };
   };
   const courses = (from: number) => Array.from({ length: 10 }, (_, i) => from + i);
-  return [
-    [`${DELETED_LECTURE_PATH}, a course nobody is enrolled in (one at a time)`, await timed(courses(11))],
-    [`${DELETED_LECTURE_PATH}, a course with 100,000 enrollments (one at a time)`, await timed(courses(1))],
-  ];
+  for (const course of [...courses(1), ...courses(11)]) await call('GET', `/analytics/courses/crs_bench_${course}`);
+  const deleting = (course: number) => call('DELETE', `/lectures/lec_bench_${course}_${LECTURES}`);
+  const adding = (course: number) => call('POST', `/sections/sec_bench_${course}_2/lectures`, { title: 'Added', durationSeconds: 600 });
+  const rows: Array<[string, Measured]> = [];
+  if (ONLY.some((part) => DELETED_LECTURE_PATH.includes(part))) {
+    rows.push([`${DELETED_LECTURE_PATH}, a course nobody is enrolled in (one at a time)`, await timed(courses(11), deleting)]);
+    rows.push([`${DELETED_LECTURE_PATH}, a course with 100,000 enrollments (one at a time)`, await timed(courses(1), deleting)]);
+  }
+  if (ONLY.some((part) => ADDED_LECTURE_PATH.includes(part))) {
+    rows.push([`${ADDED_LECTURE_PATH}, at the end of a course nobody is enrolled in (one at a time)`, await timed(courses(11), adding)]);
+    rows.push([`${ADDED_LECTURE_PATH}, at the end of a course with 100,000 enrollments (one at a time)`, await timed(courses(1), adding)]);
+  }
+  return rows;
 }
 
 /** A path as the table shows it: the dates by what they stand for. */
