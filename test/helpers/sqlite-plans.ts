@@ -9,6 +9,20 @@ import type { Database } from '../../src/storage/schema.js';
  * database is captured on its own as well.
  */
 export async function plansOf(db: Kysely<Database>, marker: string, run: (db: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
+  const plans: string[] = [];
+  for (const q of await queriesOf(db, marker, run)) {
+    const explained = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
+    plans.push(explained.rows.map((r) => r.detail).join(' | '));
+  }
+  return plans;
+}
+
+/** The queries that `run` sends through the database it is given and whose SQL contains `marker`, as they ran. */
+export async function queriesOf(
+  db: Kysely<Database>,
+  marker: string,
+  run: (db: Kysely<Database>) => Promise<unknown>,
+): Promise<CompiledQuery[]> {
   const queries: CompiledQuery[] = [];
   const plugin: KyselyPlugin = {
     transformQuery(args) {
@@ -20,10 +34,5 @@ export async function plansOf(db: Kysely<Database>, marker: string, run: (db: Ky
     },
   };
   await run(db.withPlugin(plugin));
-  const plans: string[] = [];
-  for (const q of queries.filter((q) => q.sql.includes(marker))) {
-    const explained = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
-    plans.push(explained.rows.map((r) => r.detail).join(' | '));
-  }
-  return plans;
+  return queries.filter((q) => q.sql.includes(marker));
 }

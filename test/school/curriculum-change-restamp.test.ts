@@ -5,7 +5,7 @@
 // section moves nobody. The course stays stamped. When the next lectures did not follow the order before the
 // change, the whole course is restamped. Either way every started enrollment's next lecture is the first
 // lecture of the course, in curriculum order, it has not completed, on both stores.
-import { CompiledQuery, type Kysely, type KyselyPlugin, sql } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { courseAnalytics } from '../../src/school/analytics.repository.js';
 import { addLecture, addSection, deleteLecture } from '../../src/school/curriculum.repository.js';
@@ -13,6 +13,7 @@ import type { SiteScope } from '../../src/school/scope.js';
 import type { Database } from '../../src/storage/schema.js';
 import { INDEX as STARTED_BY_NEXT_LECTURE } from '../../src/storage/migrations/052-started-enrollments-by-next-lecture.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { queriesOf } from '../helpers/sqlite-plans.js';
 import {
   enrollmentRow,
   insertCourse,
@@ -113,19 +114,8 @@ async function versions(db: Kysely<Database>): Promise<{ version: number; stampe
  * QUERY PLAN, or PostgreSQL's EXPLAIN with sequential scans off (in a table this small a scan is cheapest).
  */
 async function movePlans(db: Kysely<Database>, dialect: string, run: (db: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
-  const queries: CompiledQuery[] = [];
-  const plugin: KyselyPlugin = {
-    transformQuery(args) {
-      queries.push(db.getExecutor().compileQuery(args.node, args.queryId));
-      return args.node;
-    },
-    async transformResult(args) {
-      return args.result;
-    },
-  };
-  await run(db.withPlugin(plugin));
   const plans: string[] = [];
-  for (const q of queries.filter((q) => q.sql.includes('update enrollments set next_lecture_id'))) {
+  for (const q of await queriesOf(db, 'update enrollments set next_lecture_id', run)) {
     if (dialect === 'sqlite') {
       const r = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
       plans.push(r.rows.map((row) => row.detail).join(' | '));
