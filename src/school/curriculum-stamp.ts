@@ -7,6 +7,9 @@ import { sql } from 'kysely';
 import { isSqlite } from '../storage/dialect.js';
 import type { SiteScope } from './scope.js';
 
+/** A course's curriculum order, over its lectures `l` and their sections `s` (migration 028's `next` reads it too). */
+const CURRICULUM_ORDER = sql`order by s.position, l.position, l.id`;
+
 /**
  * Every started enrollment's next lecture in the course's order now. The same rule as the triggers', by
  * another road: an enrollment's completed lectures ranked in course order, r, against their own row
@@ -25,7 +28,7 @@ async function restamp(scope: SiteScope, courseId: string): Promise<void> {
     : sql`cross join lateral (select q.enrollment_id, q.lecture_id from lecture_progress q where q.enrollment_id = e.id offset 0) p`;
   await sql`
     with ranked as (
-      select l.id, row_number() over (order by s.position, l.position, l.id) as r
+      select l.id, row_number() over (${CURRICULUM_ORDER}) as r
       from lectures l join course_sections s on s.id = l.section_id
       where l.site_id = ${site} and l.course_id = ${courseId}
     ),
@@ -102,7 +105,7 @@ async function lectureOrder(scope: SiteScope, courseId: string): Promise<string[
   const order = await sql<{ id: string }>`
     select l.id from lectures l join course_sections s on s.id = l.section_id
     where l.site_id = ${scope.siteId} and l.course_id = ${courseId}
-    order by s.position, l.position, l.id`.execute(scope.db);
+    ${CURRICULUM_ORDER}`.execute(scope.db);
   return order.rows.map((row) => row.id);
 }
 
