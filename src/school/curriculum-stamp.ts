@@ -120,7 +120,7 @@ export async function restampForLectureDeletion(scope: SiteScope, courseId: stri
   const ids = await lectureOrder(scope, courseId);
   const after = ids.slice(ids.indexOf(lectureId) + 1);
   return async () => {
-    await moveNextLecturesPast(scope, courseId, lectureId, after);
+    await moveNextLectures(scope, courseId, lectureId, after);
     await markStamped(scope, courseId);
   };
 }
@@ -150,16 +150,63 @@ export async function restampForOrderKept(scope: SiteScope, courseId: string): P
   return () => markStamped(scope, courseId);
 }
 
-/** The enrollments whose next lecture was `lectureId` move to the first of `after` (in order) they have not completed. */
-async function moveNextLecturesPast(scope: SiteScope, courseId: string, lectureId: string, after: readonly string[]): Promise<void> {
-  // The lectures after it with their ranks, as a list of values (the column names both stores give them).
+/**
+ * Past this many (stop, lecture moved ahead of it) pairs a reorder restamps the whole course: one pass over
+ * its completions costs less than that many candidates tried for the enrollments at each stop.
+ */
+export const REORDER_PAIRS_MAX = 10_000;
+
+/**
+ * For putting the course's lectures in another order (the same lectures, in any of its sections). Before it,
+ * every lecture ahead of a started enrollment's next lecture was completed there; after it, the lectures ahead
+ * of that one are those, and those that moved ahead of it from behind. So its next lecture becomes the first
+ * of the latter, in the new order, it has not completed, or stays. Only the enrollments stopped at a lecture
+ * that another moved ahead of can move: moving one lecture later moves only those stopped at it, moving one
+ * earlier only those stopped at the lectures it passed.
+ */
+export async function restampForReorder(scope: SiteScope, courseId: string): Promise<() => Promise<void>> {
+  if (!(await stampedNow(scope, courseId))) return () => stampCurriculum(scope, courseId);
+  const before = await lectureOrder(scope, courseId);
+  return async () => {
+    const overtaken = overtakenStops(before, await lectureOrder(scope, courseId));
+    let pairs = 0;
+    for (const ahead of overtaken.values()) pairs += ahead.length;
+    if (pairs > REORDER_PAIRS_MAX) {
+      await restamp(scope, courseId);
+      await markStamped(scope, courseId);
+      return;
+    }
+    for (const [stop, ahead] of overtaken) await moveNextLectures(scope, courseId, stop, [...ahead, stop]);
+    await markStamped(scope, courseId);
+  };
+}
+
+/** Each lecture that others moved ahead of, with those others in their new order. */
+function overtakenStops(before: readonly string[], after: readonly string[]): Map<string, string[]> {
+  const was = new Map(before.map((id, rank) => [id, rank]));
+  const overtaken = new Map<string, string[]>();
+  after.forEach((stop, rank) => {
+    const from = was.get(stop);
+    if (from === undefined) return;
+    const ahead = after.slice(0, rank).filter((id) => (was.get(id) ?? -1) > from);
+    if (ahead.length > 0) overtaken.set(stop, ahead);
+  });
+  return overtaken;
+}
+
+/**
+ * The started enrollments whose next lecture was `stop` move to the first of `candidates` (in that order) they
+ * have not completed, or to none when they completed them all.
+ */
+async function moveNextLectures(scope: SiteScope, courseId: string, stop: string, candidates: readonly string[]): Promise<void> {
+  // The candidates with their ranks, as a list of values (the column names both stores give them).
   const next =
-    after.length === 0
+    candidates.length === 0
       ? sql`null`
-      : sql`(select c.column1 from (values ${sql.join(after.map((id, rank) => sql`(${id}, cast(${rank} as integer))`))}) c
+      : sql`(select c.column1 from (values ${sql.join(candidates.map((id, rank) => sql`(${id}, cast(${rank} as integer))`))}) c
           where not exists (select 1 from lecture_progress p where p.enrollment_id = enrollments.id and p.lecture_id = c.column1)
           order by c.column2 limit 1)`;
   // Only started enrollments have a next lecture; saying so lets the statement read migration 052's index.
   await sql`update enrollments set next_lecture_id = ${next}
-    where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and next_lecture_id = ${lectureId}`.execute(scope.db);
+    where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and next_lecture_id = ${stop}`.execute(scope.db);
 }

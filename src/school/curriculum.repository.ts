@@ -3,7 +3,7 @@
 import type { Expression, Kysely, Transaction } from 'kysely';
 import { newId } from '../kernel/random.js';
 import type { Database } from '../storage/schema.js';
-import { restampForLectureAddition, restampForLectureDeletion, restampForOrderKept, stampCurriculum } from './curriculum-stamp.js';
+import { restampForLectureAddition, restampForLectureDeletion, restampForOrderKept, restampForReorder } from './curriculum-stamp.js';
 import type { SiteScope } from './scope.js';
 
 /**
@@ -192,7 +192,8 @@ export type ReorderResult = { kind: 'reordered' } | { kind: 'not_found' } | { ki
 
 /**
  * Puts the whole curriculum in the given order in one call: every section of the course exactly once,
- * every lecture exactly once, in any section (a lecture may move between sections).
+ * every lecture exactly once, in any section (a lecture may move between sections). Inside a write
+ * transaction (the operation wrapper's), like every change of the curriculum.
  */
 export async function reorderCurriculum(scope: SiteScope, courseId: string, order: readonly SectionOrder[]): Promise<ReorderResult> {
   const outline = await courseOutline(scope, courseId);
@@ -207,6 +208,7 @@ export async function reorderCurriculum(scope: SiteScope, courseId: string, orde
     return { kind: 'mismatch', detail: `sections must list each of the course's ${sectionIds.size} sections exactly once` };
   if (!sameSet(givenLectures, lectureIds))
     return { kind: 'mismatch', detail: `the sections' lectureIds must list each of the course's ${lectureIds.size} lectures exactly once` };
+  const restamp = await restampForReorder(scope, courseId);
   await renumber(scope, 'course_sections', givenSections);
   for (const section of order) {
     for (const [position, id] of section.lectureIds.entries()) {
@@ -218,7 +220,7 @@ export async function reorderCurriculum(scope: SiteScope, courseId: string, orde
         .execute();
     }
   }
-  await stampCurriculum(scope, courseId);
+  await restamp();
   return { kind: 'reordered' };
 }
 

@@ -2,13 +2,22 @@
 // changes when the course's next lectures followed its order before it: deleting a lecture moves the
 // enrollments whose next lecture it was, each to the first lecture after it it has not completed; adding a
 // lecture makes it the next lecture of those whose next lecture came after it or who had none left; adding a
-// section moves nobody. The course stays stamped. When the next lectures did not follow the order before the
-// change, the whole course is restamped. Either way every started enrollment's next lecture is the first
+// section moves nobody; reordering moves the enrollments stopped at a lecture that another moved ahead of,
+// each to the first of those it has not completed. The course stays stamped. When the next lectures did not
+// follow the order before the change, the whole course is restamped. Either way every started enrollment's next lecture is the first
 // lecture of the course, in curriculum order, it has not completed, on both stores.
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { courseAnalytics } from '../../src/school/analytics.repository.js';
-import { addLecture, addSection, deleteLecture } from '../../src/school/curriculum.repository.js';
+import {
+  addLecture,
+  addSection,
+  courseOutline,
+  deleteLecture,
+  reorderCurriculum,
+  type SectionOrder,
+} from '../../src/school/curriculum.repository.js';
+import { REORDER_PAIRS_MAX } from '../../src/school/curriculum-stamp.js';
 import type { SiteScope } from '../../src/school/scope.js';
 import type { Database } from '../../src/storage/schema.js';
 import { INDEX as STARTED_BY_NEXT_LECTURE } from '../../src/storage/migrations/052-started-enrollments-by-next-lecture.js';
@@ -279,6 +288,191 @@ for (const dialect of DIALECTS) {
       for (const plan of [...added, ...deleted]) expect(plan).toContain(STARTED_BY_NEXT_LECTURE);
       const { stored, rule } = await nextLectures(s.db);
       expect(stored).toEqual(rule);
+    });
+  });
+}
+
+/** The course's sections and lectures in their order now, as reorderCurriculum takes them. */
+async function currentOrder(scope: SiteScope): Promise<SectionOrder[]> {
+  const outline = await courseOutline(scope, COURSE);
+  return (outline?.sections ?? []).map((section) => ({ id: section.id, lectureIds: section.lectures.map((l) => l.id) }));
+}
+
+/** A deterministic sequence in [0, 1) (mulberry32), so a failing order can be replayed. */
+function numbers(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(skipDialect(dialect))(`a reorder moves only the learners stopped where a lecture moved ahead (${dialect})`, () => {
+    let s: SchoolStore;
+    let scope: SiteScope;
+    beforeAll(async () => {
+      s = await openSchoolStore(dialect);
+      await seed(s.db);
+      scope = { db: s.db, siteId: SITE };
+      await courseAnalytics(scope, COURSE);
+    });
+    afterAll(() => s?.close());
+
+    const reorder = (order: SectionOrder[]) =>
+      s.db.transaction().execute((trx) => reorderCurriculum({ db: trx, siteId: SITE }, COURSE, order));
+    /** Sets an enrollment's next lecture wrong on purpose: only a whole restamp, or a move of that stop, would put it right. */
+    const misplace = (enrollment: string, lecture: string) =>
+      s.db.updateTable('enrollments').set({ next_lecture_id: lecture }).where('id', '=', enrollment).execute();
+    const putRight = async (enrollment: string) => {
+      const { rule } = await nextLectures(s.db);
+      await s.db
+        .updateTable('enrollments')
+        .set({ next_lecture_id: rule.get(enrollment) ?? null })
+        .where('id', '=', enrollment)
+        .execute();
+    };
+    const expectStamped = async () => expect(await versions(s.db)).toMatchObject({ stamped: (await versions(s.db)).version });
+
+    it('moving a lecture later moves only the learners stopped at it, to the first lecture it passed they have not completed', async () => {
+      // Nothing moves ahead of the first lecture, so a wrong next lecture there stays wrong.
+      await misplace(enr(5), lec(0, 0));
+      const [first, second] = await currentOrder(scope);
+      if (!first || !second) throw new Error('the seed has two sections');
+      // The third lecture of the first section goes to the end of the second.
+      const moved = lec(0, 2);
+      await reorder([
+        { id: first.id, lectureIds: first.lectureIds.filter((id) => id !== moved) },
+        { id: second.id, lectureIds: [...second.lectureIds, moved] },
+      ]);
+      const { stored, rule } = await nextLectures(s.db);
+      // Stopped at it with the lectures after it done: stopped at it still, now last.
+      for (const i of [20, 21, 22, 23]) expect(stored.get(enr(i))).toBe(moved);
+      // Stopped at it with nothing after it done: the lecture that took its place.
+      expect(stored.get(enr(2))).toBe(lec(0, 3));
+      expect(stored.get(enr(5))).toBe(lec(0, 0));
+      expect(rule.get(enr(5))).toBe(lec(1, 1));
+      rule.set(enr(5), lec(0, 0));
+      expect(stored).toEqual(rule);
+      await expectStamped();
+      await putRight(enr(5));
+    });
+
+    it('moving a lecture earlier makes it the next lecture of the learners stopped at a lecture it passed who have not completed it', async () => {
+      const [first, second] = await currentOrder(scope);
+      if (!first || !second) throw new Error('the seed has two sections');
+      // The last lecture of the course (lec_del_0_2, moved there above) goes back to the front.
+      const moved = second.lectureIds.at(-1) as string;
+      await reorder([
+        { id: first.id, lectureIds: [moved, ...first.lectureIds] },
+        { id: second.id, lectureIds: second.lectureIds.slice(0, -1) },
+      ]);
+      const { stored, rule } = await nextLectures(s.db);
+      expect(stored).toEqual(rule);
+      // Those who never completed it stop there now, wherever they were.
+      for (const i of [1, 2, 20, 24]) expect(stored.get(enr(i))).toBe(moved);
+      // Completed it: where they were.
+      expect(stored.get(enr(4))).toBe(lec(1, 0));
+      await expectStamped();
+    });
+
+    it('follows sections swapped, lectures moved between sections and the whole course reversed', async () => {
+      const [first, second] = await currentOrder(scope);
+      if (!first || !second) throw new Error('the seed has two sections');
+      await reorder([second, first]);
+      expect((await nextLectures(s.db)).stored).toEqual((await nextLectures(s.db)).rule);
+      await reorder([
+        { id: second.id, lectureIds: [...second.lectureIds.slice(2), ...first.lectureIds.slice(0, 1)] },
+        { id: first.id, lectureIds: [...first.lectureIds.slice(1), ...second.lectureIds.slice(0, 2)] },
+      ]);
+      expect((await nextLectures(s.db)).stored).toEqual((await nextLectures(s.db)).rule);
+      const now = await currentOrder(scope);
+      await reorder(now.reverse().map((section) => ({ id: section.id, lectureIds: [...section.lectureIds].reverse() })));
+      const { stored, rule } = await nextLectures(s.db);
+      expect(stored).toEqual(rule);
+      await expectStamped();
+    });
+
+    it('keeps every next lecture at the rule through thirty random orders', async () => {
+      const random = numbers(12);
+      for (let round = 0; round < 30; round++) {
+        const sections = await currentOrder(scope);
+        const lectures = sections.flatMap((section) => section.lectureIds);
+        for (let i = lectures.length - 1; i > 0; i--) {
+          const j = Math.floor(random() * (i + 1));
+          [lectures[i], lectures[j]] = [lectures[j] as string, lectures[i] as string];
+        }
+        const cut = Math.floor(random() * (lectures.length + 1));
+        const order = random() < 0.5 ? sections : [...sections].reverse();
+        await reorder(order.map((section, k) => ({ id: section.id, lectureIds: k === 0 ? lectures.slice(0, cut) : lectures.slice(cut) })));
+        const { stored, rule } = await nextLectures(s.db);
+        expect({ round, stored }).toEqual({ round, stored: rule });
+      }
+      await expectStamped();
+    });
+
+    it('restamps the whole course when its next lectures did not follow its order before the reorder', async () => {
+      await s.db.updateTable('lectures').set({ position: 9 }).where('id', '=', lec(1, 0)).execute();
+      const [first] = await currentOrder(scope);
+      await misplace(enr(3), first?.lectureIds[0] as string);
+      const before = await versions(s.db);
+      expect(before.version).toBeGreaterThan(before.stamped);
+      await reorder(await currentOrder(scope));
+      const { stored, rule } = await nextLectures(s.db);
+      expect(stored).toEqual(rule);
+      await expectStamped();
+    });
+
+    it('reads the enrollments it moves through migration 052’s index, one statement per lecture passed', async () => {
+      const sections = await currentOrder(scope);
+      const lectures = sections.flatMap((section) => section.lectureIds);
+      // The course's last lecture to the front: it passes every other one.
+      const moved = lectures.at(-1) as string;
+      const order = sections.map((section, k) => ({
+        id: section.id,
+        lectureIds: [...(k === 0 ? [moved] : []), ...section.lectureIds.filter((id) => id !== moved)],
+      }));
+      const plans = await movePlans(s.db, dialect, (db) => reorderCurriculum({ db, siteId: SITE }, COURSE, order));
+      expect(plans).toHaveLength(lectures.length - 1);
+      for (const plan of plans) expect(plan).toContain(STARTED_BY_NEXT_LECTURE);
+      const { stored, rule } = await nextLectures(s.db);
+      expect(stored).toEqual(rule);
+    });
+
+    it('restamps the whole course in one statement when a reorder passes more lectures than it is worth moving stop by stop', async () => {
+      // Enough lectures that reversing them makes more (stop, lecture passed) pairs than the bound.
+      const count = Math.ceil(Math.sqrt(2 * REORDER_PAIRS_MAX)) + 2;
+      const sections = await currentOrder(scope);
+      const last = sections.at(-1) as SectionOrder;
+      const extra = Array.from({ length: count }, (_, i) => `lec_del_x_${String(i).padStart(3, '0')}`);
+      await s.db
+        .insertInto('lectures')
+        .values(
+          extra.map((id, i) => ({
+            id,
+            site_id: SITE,
+            course_id: COURSE,
+            section_id: last.id,
+            position: last.lectureIds.length + i,
+            title: id,
+            duration_seconds: 60,
+          })),
+        )
+        .execute();
+      await courseAnalytics(scope, COURSE);
+      const reversed = (await currentOrder(scope))
+        .reverse()
+        .map((section) => ({ id: section.id, lectureIds: [...section.lectureIds].reverse() }));
+      const statements = await queriesOf(s.db, 'update enrollments set next_lecture_id', (db) =>
+        db.transaction().execute((trx) => reorderCurriculum({ db: trx, siteId: SITE }, COURSE, reversed)),
+      );
+      expect(statements).toHaveLength(1);
+      expect(statements[0]?.sql).toContain('with ranked');
+      const { stored, rule } = await nextLectures(s.db);
+      expect(stored).toEqual(rule);
+      await expectStamped();
     });
   });
 }
