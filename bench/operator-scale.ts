@@ -1,8 +1,8 @@
 // The operator API at school scale (issue 9): Demo Academy grown to 100,000 students, 1,000,000
 // enrollments and 1,000,000 paid orders (with their lines, payments and analytics roll-ups) and 1,000,000
 // audit events, then `GET /students?limit=100`, `GET /analytics/overview` for a year and `GET /audit_events`
-// (unfiltered, by action prefix, by actor, by app) under load, p99 against 50 ms; last, lectures deleted and
-// added one request at a time (curriculumChanges).
+// (unfiltered, by action prefix, by actor, by app) under load, p99 against 50 ms; last, lectures deleted,
+// added and moved one request at a time (curriculumChanges).
 // `npm run bench:operator` runs SQLite then PostgreSQL (a fresh database); OPERATOR_STUDENTS scales it.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -308,7 +308,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, Measu
       if (check.status !== 200) throw new Error(`${path} answered ${check.status}: ${await check.text()}`);
       results.push([path, await measure(origin, token, path)]);
     }
-    if (ONLY.some((part) => DELETED_LECTURE_PATH.includes(part) || ADDED_LECTURE_PATH.includes(part)))
+    if (ONLY.some((part) => [DELETED_LECTURE_PATH, ADDED_LECTURE_PATH, REORDER_PATH].some((path) => path.includes(part))))
       results.push(...(await curriculumChanges(origin)));
     return results;
   } finally {
@@ -321,6 +321,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Array<[string, Measu
 /** The requests curriculumChanges times; OPERATOR_ONLY selects them by a part of these, as it selects the paths. */
 const DELETED_LECTURE_PATH = 'DELETE /api/admin/v1/lectures/{id}';
 const ADDED_LECTURE_PATH = 'POST /api/admin/v1/sections/{id}/lectures';
+const REORDER_PATH = 'POST /api/admin/v1/courses/{id}/curriculum/reorder';
 
 /**
  * Changing curricula, one request at a time, as an operator does it. Deleting a lecture: the database looks
@@ -329,34 +330,39 @@ const ADDED_LECTURE_PATH = 'POST /api/admin/v1/sections/{id}/lectures';
  * the course's next lectures up to date (curriculum-stamp.ts). The courses are stamped first, as every change
  * through the API leaves them (course analytics is read once for each, untimed). Then the last lecture of
  * the ten courses nobody is enrolled in is deleted, then of the ten with 100,000 enrollments each, then a
- * lecture is added at the end of each; each request timed, and each row shows the rate over its ten and the
- * slowest as its p99.
+ * lecture is added at the end of each, then each of the ten's last lecture is moved to its front and back to its
+ * end; each request timed, and each row shows the rate over its ten and the slowest as its p99.
  */
 async function curriculumChanges(origin: string): Promise<Array<[string, Measured]>> {
   const { access_token: token } = await tokensFromFlow(origin, {
     clientId: 'demo-vendor',
     redirectUri: 'http://127.0.0.1:61000/callback',
-    scope: 'curriculum:write analytics:read',
+    scope: 'curriculum:read curriculum:write analytics:read',
     who: person('owner'),
   });
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(`${origin}/api/admin/v1${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+    return text === '' ? undefined : JSON.parse(text);
   };
-  const timed = async (courses: number[], change: (course: number) => Promise<void>): Promise<Measured> => {
+  /** `change` times its own request (it may read first, untimed) and answers the milliseconds it took. */
+  const timedOnly = async (courses: number[], change: (course: number) => Promise<number>): Promise<Measured> => {
     const times: number[] = [];
-    for (const course of courses) {
-      const started = performance.now();
-      await change(course);
-      times.push(performance.now() - started);
-    }
+    for (const course of courses) times.push(await change(course));
     const seconds = times.reduce((a, b) => a + b, 0) / 1000;
     return { requests: { average: times.length / seconds }, latency: { p99: Math.round(Math.max(...times)) }, non2xx: 0 };
   };
+  const timed = (courses: number[], change: (course: number) => Promise<unknown>) =>
+    timedOnly(courses, async (course) => {
+      const started = performance.now();
+      await change(course);
+      return performance.now() - started;
+    });
   const courses = (from: number) => Array.from({ length: 10 }, (_, i) => from + i);
   for (const course of [...courses(1), ...courses(11)]) await call('GET', `/analytics/courses/crs_bench_${course}`);
   const deleting = (course: number) => call('DELETE', `/lectures/lec_bench_${course}_${LECTURES}`);
@@ -369,6 +375,31 @@ async function curriculumChanges(origin: string): Promise<Array<[string, Measure
   if (ONLY.some((part) => ADDED_LECTURE_PATH.includes(part))) {
     rows.push([`${ADDED_LECTURE_PATH}, at the end of a course nobody is enrolled in (one at a time)`, await timed(courses(11), adding)]);
     rows.push([`${ADDED_LECTURE_PATH}, at the end of a course with 100,000 enrollments (one at a time)`, await timed(courses(1), adding)]);
+  }
+  if (ONLY.some((part) => REORDER_PATH.includes(part))) {
+    // The course's order as stored (untimed), then one lecture moved: the learners stopped at a lecture it passes
+    // who have not completed it move. Its last lecture to the front moves most of its 10,000 started learners,
+    // and moving it back (the first lecture now) to the end moves them back.
+    type Outline = { curriculum: { sections: Array<{ id: string; lectures: Array<{ id: string }> }> } };
+    const moving = (toFront: boolean) => async (course: number) => {
+      const { curriculum } = (await call('GET', `/courses/crs_bench_${course}/curriculum`)) as Outline;
+      const sections = curriculum.sections.map((section) => ({ id: section.id, lectureIds: section.lectures.map((l) => l.id) }));
+      const all = sections.flatMap((section) => section.lectureIds);
+      const moved = (toFront ? all.at(-1) : all[0]) as string;
+      const last = sections.length - 1;
+      const order = sections.map((section, k) => {
+        const rest = section.lectureIds.filter((id) => id !== moved);
+        return { id: section.id, lectureIds: toFront && k === 0 ? [moved, ...rest] : !toFront && k === last ? [...rest, moved] : rest };
+      });
+      const started = performance.now();
+      await call('POST', `/courses/crs_bench_${course}/curriculum/reorder`, { sections: order });
+      return performance.now() - started;
+    };
+    rows.push([
+      `${REORDER_PATH}, its last lecture moved to the front, in a course with 100,000 enrollments`,
+      await timedOnly(courses(1), moving(true)),
+    ]);
+    rows.push([`${REORDER_PATH}, that lecture moved back to the end`, await timedOnly(courses(1), moving(false))]);
   }
   return rows;
 }
