@@ -52,6 +52,7 @@ import * as m049 from './migrations/049-sites-by-creation.js';
 import * as m050 from './migrations/050-tokens-answer-to-their-grant.js';
 import * as m051 from './migrations/051-references-of-deleted-rows.js';
 import * as m052 from './migrations/052-started-enrollments-by-next-lecture.js';
+import * as m053 from './migrations/053-enrollment-figures-per-statement.js';
 import type { Store } from './connect.js';
 
 const migrations: Record<string, Migration> = {
@@ -107,6 +108,7 @@ const migrations: Record<string, Migration> = {
   '050-tokens-answer-to-their-grant': m050,
   '051-references-of-deleted-rows': m051,
   '052-started-enrollments-by-next-lecture': m052,
+  '053-enrollment-figures-per-statement': m053,
 };
 
 /** Adds a migration module; issues after the first register theirs here, in order. */

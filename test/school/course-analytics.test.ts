@@ -12,6 +12,7 @@ import { addLecture, deleteLecture, reorderCurriculum, sectionTree } from '../..
 import type { SiteScope } from '../../src/school/scope.js';
 import * as m028 from '../../src/storage/migrations/028-course-learning-counts.js';
 import * as m052 from '../../src/storage/migrations/052-started-enrollments-by-next-lecture.js';
+import * as m053 from '../../src/storage/migrations/053-enrollment-figures-per-statement.js';
 import type { Database } from '../../src/storage/schema.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import {
@@ -344,7 +345,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('the figures of enrollments and progress that existed before migration 028 are counted by it', async () => {
-      // Migration 052 indexes 028's columns: a database from before 028 had neither.
+      // Migrations 052 and 053 index and count 028's columns: a database from before 028 had neither.
+      await m053.down(s.db);
       await m052.down(s.db);
       await m028.down(s.db);
       await s.db.deleteFrom('lecture_progress').where('enrollment_id', '=', enr('crs_a', 15)).execute();
@@ -356,6 +358,7 @@ for (const dialect of DIALECTS) {
       await s.db.updateTable('enrollments').set({ completed_at: NOW }).where('id', '=', enr('crs_a', 17)).execute();
       await m028.up(s.db);
       await m052.up(s.db);
+      await m053.up(s.db);
       await expectRule();
     });
 

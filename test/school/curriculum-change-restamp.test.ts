@@ -7,7 +7,7 @@
 // follow the order before the change, the whole course is restamped. Either way every started enrollment's next lecture is the first
 // lecture of the course, in curriculum order, it has not completed, on both stores.
 import { CompiledQuery, type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { courseAnalytics } from '../../src/school/analytics.repository.js';
 import {
   addLecture,
@@ -21,6 +21,7 @@ import { REORDER_PAIRS_MAX } from '../../src/school/curriculum-stamp.js';
 import type { SiteScope } from '../../src/school/scope.js';
 import type { Database } from '../../src/storage/schema.js';
 import { INDEX as STARTED_BY_NEXT_LECTURE } from '../../src/storage/migrations/052-started-enrollments-by-next-lecture.js';
+import * as m053 from '../../src/storage/migrations/053-enrollment-figures-per-statement.js';
 import { DIALECTS, skipDialect } from '../helpers/dialects.js';
 import { queriesOf } from '../helpers/sqlite-plans.js';
 import {
@@ -109,6 +110,38 @@ async function nextLectures(db: Kysely<Database>): Promise<{ stored: Map<string,
   return { stored, rule };
 }
 
+/**
+ * The course's figures as migration 028's triggers keep them (summed over slots) against the enrollments
+ * themselves: every change's moves are counted, on PostgreSQL once per statement (migration 053).
+ */
+async function expectFiguresAgree(db: Kysely<Database>): Promise<void> {
+  const enrollments = await db
+    .selectFrom('enrollments')
+    .where('course_id', '=', COURSE)
+    .select(['next_lecture_id', 'lectures_done', 'completed_at', 'last_activity_at'])
+    .execute();
+  const stops = new Map<string, number>();
+  for (const e of enrollments)
+    if (e.completed_at === null && e.next_lecture_id !== null) stops.set(e.next_lecture_id, (stops.get(e.next_lecture_id) ?? 0) + 1);
+  const kept = await db
+    .selectFrom('course_stops')
+    .where('course_id', '=', COURSE)
+    .select((eb) => ['lecture_id', eb.fn.sum<number>('n').as('n')])
+    .groupBy('lecture_id')
+    .execute();
+  expect(new Map(kept.filter((r) => Number(r.n) !== 0).map((r) => [r.lecture_id, Number(r.n)]))).toEqual(stops);
+  const counts = await db
+    .selectFrom('course_learning_counts')
+    .where('course_id', '=', COURSE)
+    .select((eb) => [eb.fn.sum<number>('started').as('started'), eb.fn.sum<number>('lectures_done').as('done')])
+    .executeTakeFirstOrThrow();
+  const started = enrollments.filter((e) => e.completed_at !== null || e.last_activity_at !== null || e.lectures_done > 0).length;
+  expect({ started: Number(counts.started), done: Number(counts.done) }).toEqual({
+    started,
+    done: enrollments.reduce((sum, e) => sum + e.lectures_done, 0),
+  });
+}
+
 async function versions(db: Kysely<Database>): Promise<{ version: number; stamped: number }> {
   const row = await db
     .selectFrom('curriculum_versions')
@@ -155,6 +188,7 @@ for (const dialect of DIALECTS) {
       await courseAnalytics(scope, COURSE);
     });
     afterAll(() => s?.close());
+    afterEach(() => expectFiguresAgree(s.db));
 
     it('the seeded next lectures follow the rule, and learners stop at the third lecture with later ones done', async () => {
       const { stored, rule } = await nextLectures(s.db);
@@ -320,6 +354,7 @@ for (const dialect of DIALECTS) {
       await courseAnalytics(scope, COURSE);
     });
     afterAll(() => s?.close());
+    afterEach(() => expectFiguresAgree(s.db));
 
     const reorder = (order: SectionOrder[]) =>
       s.db.transaction().execute((trx) => reorderCurriculum({ db: trx, siteId: SITE }, COURSE, order));
@@ -411,6 +446,25 @@ for (const dialect of DIALECTS) {
         expect({ round, stored }).toEqual({ round, stored: rule });
       }
       await expectStamped();
+    });
+
+    it('counts the moves the same with migration 053 taken back (one row at a time on PostgreSQL) and put back', async () => {
+      const sections = await currentOrder(scope);
+      const lectures = sections.flatMap((section) => section.lectureIds);
+      const reversed = sections.map((section, k) => ({
+        id: section.id,
+        lectureIds: k === 0 ? [...lectures].reverse() : [],
+      }));
+      await m053.down(s.db);
+      try {
+        await reorder(reversed);
+        await expectFiguresAgree(s.db);
+      } finally {
+        await m053.up(s.db);
+      }
+      await reorder(sections);
+      const { stored, rule } = await nextLectures(s.db);
+      expect(stored).toEqual(rule);
     });
 
     it('restamps the whole course when its next lectures did not follow its order before the reorder', async () => {
