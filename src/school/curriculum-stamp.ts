@@ -2,8 +2,8 @@
 // kept by migration 028's triggers on lecture_progress as lectures are completed, one enrollment at a
 // time. A change of curriculum order only bumps the course's version (its triggers on lectures and
 // sections), since a reorder renumbers lectures one statement at a time; the next lectures are brought to
-// the new order here, once per change and for the whole course in one set-based statement.
-import { sql } from 'kysely';
+// the new order here, once per change: only the enrollments the change moves, or the whole course.
+import { type RawBuilder, sql } from 'kysely';
 import { isSqlite } from '../storage/dialect.js';
 import type { SiteScope } from './scope.js';
 
@@ -134,12 +134,9 @@ export async function restampForLectureAddition(scope: SiteScope, courseId: stri
   return async (lectureId) => {
     const ids = await lectureOrder(scope, courseId);
     const after = ids.slice(ids.indexOf(lectureId) + 1);
-    // Two statements, not one with an OR: each reads its rows through migration 052's index.
-    const moveTo = (which: ReturnType<typeof sql>) =>
-      sql`update enrollments set next_lecture_id = ${lectureId}
-        where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and ${which}`.execute(scope.db);
-    await moveTo(sql`next_lecture_id is null`);
-    if (after.length > 0) await moveTo(sql`next_lecture_id in (${sql.join(after)})`);
+    // Two reads, not one with an OR: each reads its rows through migration 052's index.
+    await setNextLectures(scope, courseId, sql`next_lecture_id is null`, sql`${lectureId}`);
+    if (after.length > 0) await setNextLectures(scope, courseId, sql`next_lecture_id in (${sql.join(after)})`, sql`${lectureId}`);
     await markStamped(scope, courseId);
   };
 }
@@ -206,7 +203,27 @@ async function moveNextLectures(scope: SiteScope, courseId: string, stop: string
       : sql`(select c.column1 from (values ${sql.join(candidates.map((id, rank) => sql`(${id}, cast(${rank} as integer))`))}) c
           where not exists (select 1 from lecture_progress p where p.enrollment_id = enrollments.id and p.lecture_id = c.column1)
           order by c.column2 limit 1)`;
-  // Only started enrollments have a next lecture; saying so lets the statement read migration 052's index.
-  await sql`update enrollments set next_lecture_id = ${next}
-    where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and next_lecture_id = ${stop}`.execute(scope.db);
+  await setNextLectures(scope, courseId, sql`next_lecture_id = ${stop}`, next);
+}
+
+/**
+ * Enrollments a statement moves at most. A serving statement must end within the store's 5 s limit
+ * (storage/connect.ts), and on PostgreSQL a moved enrollment costs about 80 µs (its row is written again with
+ * every index of enrollments): a course whose learners mostly stop at one lecture could otherwise not be changed.
+ */
+export const MOVE_CHUNK = 2_000;
+
+/**
+ * Sets `next` (an expression over the row) as the next lecture of the course's started enrollments that match
+ * `which`, at most MOVE_CHUNK a statement. They are read first (their ids, through migration 052's index:
+ * only started enrollments have a next lecture, and saying so lets both planners use it), then moved by id,
+ * each statement saying `which` again, so a row another writer moved in between stays as that writer left it.
+ */
+async function setNextLectures(scope: SiteScope, courseId: string, which: RawBuilder<unknown>, next: RawBuilder<unknown>): Promise<void> {
+  const found = await sql<{ id: string }>`select id from enrollments
+    where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and ${which}`.execute(scope.db);
+  const ids = found.rows.map((row) => row.id);
+  for (let from = 0; from < ids.length; from += MOVE_CHUNK)
+    await sql`update enrollments set next_lecture_id = ${next}
+      where id in (${sql.join(ids.slice(from, from + MOVE_CHUNK))}) and lectures_done > 0 and ${which}`.execute(scope.db);
 }

@@ -17,7 +17,7 @@ import {
   reorderCurriculum,
   type SectionOrder,
 } from '../../src/school/curriculum.repository.js';
-import { REORDER_PAIRS_MAX } from '../../src/school/curriculum-stamp.js';
+import { MOVE_CHUNK, REORDER_PAIRS_MAX } from '../../src/school/curriculum-stamp.js';
 import type { SiteScope } from '../../src/school/scope.js';
 import type { Database } from '../../src/storage/schema.js';
 import { INDEX as STARTED_BY_NEXT_LECTURE } from '../../src/storage/migrations/052-started-enrollments-by-next-lecture.js';
@@ -152,12 +152,12 @@ async function versions(db: Kysely<Database>): Promise<{ version: number; stampe
 }
 
 /**
- * The plans of the statements that move next lectures while `run` changes the curriculum: SQLite's EXPLAIN
+ * The plans of the statements that find the enrollments to move while `run` changes the curriculum: SQLite's EXPLAIN
  * QUERY PLAN, or PostgreSQL's EXPLAIN with sequential scans off (in a table this small a scan is cheapest).
  */
 async function movePlans(db: Kysely<Database>, dialect: string, run: (db: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
   const plans: string[] = [];
-  for (const q of await queriesOf(db, 'update enrollments set next_lecture_id', run)) {
+  for (const q of await queriesOf(db, 'select id from enrollments', run)) {
     if (dialect === 'sqlite') {
       const r = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
       plans.push(r.rows.map((row) => row.detail).join(' | '));
@@ -527,6 +527,61 @@ for (const dialect of DIALECTS) {
       const { stored, rule } = await nextLectures(s.db);
       expect(stored).toEqual(rule);
       await expectStamped();
+    });
+
+    it('moves more learners stopped at one lecture than one statement may, MOVE_CHUNK a statement', async () => {
+      const sections = await currentOrder(scope);
+      const lectures = sections.flatMap((section) => section.lectureIds);
+      // More learners than a statement moves, each with the course's first lecture done: they stop at its second.
+      const extra = Array.from({ length: MOVE_CHUNK + 10 }, (_, i) => i);
+      for (let i = 0; i < extra.length; i += 500) {
+        const part = extra.slice(i, i + 500);
+        await s.db
+          .insertInto('people')
+          .values(
+            part.map((n) => ({
+              id: `per_del_m${n}`,
+              email: `m${n}@deletion.test`,
+              name: `Many ${n}`,
+              picture_url: null,
+              password_hash: 'none',
+              created_at: TEST_NOW,
+            })),
+          )
+          .execute();
+        await s.db
+          .insertInto('enrollments')
+          .values(part.map((n) => enrollmentRow({ id: `enr_del_m${n}`, site_id: SITE, person_id: `per_del_m${n}`, course_id: COURSE })))
+          .execute();
+        await s.db
+          .insertInto('lecture_progress')
+          .values(
+            part.map((n) => ({ site_id: SITE, enrollment_id: `enr_del_m${n}`, lecture_id: lectures[0] as string, completed_at: TEST_NOW })),
+          )
+          .execute();
+      }
+      const moved = lectures.at(-1) as string;
+      const stops = await s.db
+        .selectFrom('enrollments')
+        .where('course_id', '=', COURSE)
+        .where('lectures_done', '>', 0)
+        .where('next_lecture_id', 'is not', null)
+        .where('next_lecture_id', '!=', moved)
+        .select((eb) => ['next_lecture_id', eb.fn.countAll<number>().as('n')])
+        .groupBy('next_lecture_id')
+        .execute();
+      expect(stops.find((row) => row.next_lecture_id === lectures[1])?.n).toBeGreaterThan(MOVE_CHUNK);
+      const order = sections.map((section, k) => ({
+        id: section.id,
+        lectureIds: [...(k === 0 ? [moved] : []), ...section.lectureIds.filter((id) => id !== moved)],
+      }));
+      const statements = await queriesOf(s.db, 'update enrollments set next_lecture_id', (db) =>
+        db.transaction().execute((trx) => reorderCurriculum({ db: trx, siteId: SITE }, COURSE, order)),
+      );
+      expect(statements).toHaveLength(stops.reduce((sum, row) => sum + Math.ceil(Number(row.n) / MOVE_CHUNK), 0));
+      const { stored, rule } = await nextLectures(s.db);
+      expect(stored).toEqual(rule);
+      expect(stored.get('enr_del_m0')).toBe(moved);
     });
   });
 }
