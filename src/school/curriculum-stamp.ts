@@ -7,6 +7,13 @@ import { type RawBuilder, sql } from 'kysely';
 import { isSqlite } from '../storage/dialect.js';
 import type { SiteScope } from './scope.js';
 
+/**
+ * Enrollments a statement moves or restamps at most. A serving statement must end within the store's 5 s limit
+ * (storage/connect.ts), and on PostgreSQL a moved enrollment costs about 80 µs (its row is written again with
+ * every index of enrollments): a course whose learners mostly stop at one lecture could otherwise not be changed.
+ */
+export const MOVE_CHUNK = 2_000;
+
 /** A course's curriculum order, over its lectures `l` and their sections `s` (migration 028's `next` reads it too). */
 const CURRICULUM_ORDER = sql`order by s.position, l.position, l.id`;
 
@@ -15,10 +22,21 @@ const CURRICULUM_ORDER = sql`order by s.position, l.position, l.id`;
  * another road: an enrollment's completed lectures ranked in course order, r, against their own row
  * numbers, rn, first differ at the first lecture it has not completed (rn); if they never differ it is the
  * one after the last. One pass over the course's completions (hash joins and one sort) instead of one
- * probe per enrollment and lecture: 100,000 learners in a statement the 5 s limit of a serving statement
- * allows on PostgreSQL (bench/RESULTS.md, fourteenth session).
+ * probe per enrollment and lecture. The started enrollments are read first and restamped MOVE_CHUNK a
+ * statement: a statement over all 100,000 learners of a course fit the 5 s limit of a serving statement on
+ * PostgreSQL only while few of them moved (bench/RESULTS.md, fourteenth and fortieth sessions), and joined
+ * its answer back to enrollments by reading the whole table.
  */
 async function restamp(scope: SiteScope, courseId: string): Promise<void> {
+  const site = scope.siteId;
+  const found = await sql<{ id: string }>`select id from enrollments
+    where site_id = ${site} and course_id = ${courseId} and lectures_done > 0`.execute(scope.db);
+  const ids = found.rows.map((row) => row.id);
+  for (let from = 0; from < ids.length; from += MOVE_CHUNK) await restampSome(scope, courseId, ids.slice(from, from + MOVE_CHUNK));
+}
+
+/** restamp's statement for the started enrollments among `ids`. */
+async function restampSome(scope: SiteScope, courseId: string, ids: readonly string[]): Promise<void> {
   const site = scope.siteId;
   // Each started enrollment's completions through the (enrollment_id, lecture_id) key. PostgreSQL would
   // rather hash-join the whole table, every course's completions, so a lateral subquery it cannot pull up
@@ -33,7 +51,8 @@ async function restamp(scope: SiteScope, courseId: string): Promise<void> {
       where l.site_id = ${site} and l.course_id = ${courseId}
     ),
     started as (
-      select e.id from enrollments e where e.site_id = ${site} and e.course_id = ${courseId} and e.lectures_done > 0
+      select e.id from enrollments e
+      where e.id in (${sql.join(ids)}) and e.site_id = ${site} and e.course_id = ${courseId} and e.lectures_done > 0
     ),
     gaps as (
       select d.enrollment_id, coalesce(min(case when d.r <> d.rn then d.rn end), count(*) + 1) as g
@@ -205,13 +224,6 @@ async function moveNextLectures(scope: SiteScope, courseId: string, stop: string
           order by c.column2 limit 1)`;
   await setNextLectures(scope, courseId, sql`next_lecture_id = ${stop}`, next);
 }
-
-/**
- * Enrollments a statement moves at most. A serving statement must end within the store's 5 s limit
- * (storage/connect.ts), and on PostgreSQL a moved enrollment costs about 80 µs (its row is written again with
- * every index of enrollments): a course whose learners mostly stop at one lecture could otherwise not be changed.
- */
-export const MOVE_CHUNK = 2_000;
 
 /**
  * Sets `next` (an expression over the row) as the next lecture of the course's started enrollments that match

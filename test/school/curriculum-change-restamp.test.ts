@@ -582,6 +582,17 @@ for (const dialect of DIALECTS) {
       const { stored, rule } = await nextLectures(s.db);
       expect(stored).toEqual(rule);
       expect(stored.get('enr_del_m0')).toBe(moved);
+      // A whole restamp (a change nothing has restamped yet) goes MOVE_CHUNK started enrollments a statement too.
+      await s.db.updateTable('lectures').set({ position: 999 }).where('id', '=', moved).execute();
+      const started = stops.reduce((sum, row) => sum + Number(row.n), 0);
+      const whole = await queriesOf(s.db, 'with ranked', (db) =>
+        db.transaction().execute((trx) => reorderCurriculum({ db: trx, siteId: SITE }, COURSE, order)),
+      );
+      expect(whole.length).toBeGreaterThanOrEqual(Math.ceil(started / MOVE_CHUNK));
+      expect(whole.length).toBeGreaterThan(1);
+      const after = await nextLectures(s.db);
+      expect(after.stored).toEqual(after.rule);
+      await expectStamped();
     });
   });
 }
