@@ -8,11 +8,13 @@ import { isSqlite } from '../storage/dialect.js';
 import type { SiteScope } from './scope.js';
 
 /**
- * Enrollments a statement moves or restamps at most. A serving statement must end within the store's 5 s limit
- * (storage/connect.ts), and on PostgreSQL a moved enrollment costs about 80 µs (its row is written again with
- * every index of enrollments): a course whose learners mostly stop at one lecture could otherwise not be changed.
+ * Enrollments a statement moves or restamps at most on PostgreSQL, whose serving statements must end within
+ * 5 s (storage/connect.ts): a moved enrollment costs 55-80 µs there (its row is written again with every index
+ * of enrollments), so a statement of this many takes 0.3-0.4 s, with room for a box many times slower, and a
+ * course whose learners mostly stop at one lecture can still be changed. There they are read first, then moved by id (about a tenth more than one
+ * statement). SQLite has no such limit and moves them in one statement (reading first cost it half again).
  */
-export const MOVE_CHUNK = 2_000;
+export const MOVE_CHUNK = 5_000;
 
 /** A course's curriculum order, over its lectures `l` and their sections `s` (migration 028's `next` reads it too). */
 const CURRICULUM_ORDER = sql`order by s.position, l.position, l.id`;
@@ -22,21 +24,17 @@ const CURRICULUM_ORDER = sql`order by s.position, l.position, l.id`;
  * another road: an enrollment's completed lectures ranked in course order, r, against their own row
  * numbers, rn, first differ at the first lecture it has not completed (rn); if they never differ it is the
  * one after the last. One pass over the course's completions (hash joins and one sort) instead of one
- * probe per enrollment and lecture. The started enrollments are read first and restamped MOVE_CHUNK a
- * statement: a statement over all 100,000 learners of a course fit the 5 s limit of a serving statement on
- * PostgreSQL only while few of them moved (bench/RESULTS.md, fourteenth and fortieth sessions), and joined
- * its answer back to enrollments by reading the whole table.
+ * probe per enrollment and lecture. On PostgreSQL MOVE_CHUNK started enrollments a statement: one statement
+ * over all 100,000 learners of a course fit its 5 s limit only while few of them moved (bench/RESULTS.md,
+ * fourteenth and fortieth sessions).
  */
 async function restamp(scope: SiteScope, courseId: string): Promise<void> {
-  const site = scope.siteId;
-  const found = await sql<{ id: string }>`select id from enrollments
-    where site_id = ${site} and course_id = ${courseId} and lectures_done > 0`.execute(scope.db);
-  const ids = found.rows.map((row) => row.id);
-  for (let from = 0; from < ids.length; from += MOVE_CHUNK) await restampSome(scope, courseId, ids.slice(from, from + MOVE_CHUNK));
+  if (isSqlite(scope.db)) return restampSome(scope, courseId, undefined);
+  for (const ids of await startedInChunks(scope, courseId, sql`true`)) await restampSome(scope, courseId, ids);
 }
 
-/** restamp's statement for the started enrollments among `ids`. */
-async function restampSome(scope: SiteScope, courseId: string, ids: readonly string[]): Promise<void> {
+/** restamp's statement, for the course's started enrollments among `ids` (all of them without). */
+async function restampSome(scope: SiteScope, courseId: string, ids: readonly string[] | undefined): Promise<void> {
   const site = scope.siteId;
   // Each started enrollment's completions through the (enrollment_id, lecture_id) key. PostgreSQL would
   // rather hash-join the whole table, every course's completions, so a lateral subquery it cannot pull up
@@ -52,7 +50,7 @@ async function restampSome(scope: SiteScope, courseId: string, ids: readonly str
     ),
     started as (
       select e.id from enrollments e
-      where e.id in (${sql.join(ids)}) and e.site_id = ${site} and e.course_id = ${courseId} and e.lectures_done > 0
+      where ${ids ? sql`e.id in (${sql.join(ids)}) and` : sql``} e.site_id = ${site} and e.course_id = ${courseId} and e.lectures_done > 0
     ),
     gaps as (
       select d.enrollment_id, coalesce(min(case when d.r <> d.rn then d.rn end), count(*) + 1) as g
@@ -225,17 +223,29 @@ async function moveNextLectures(scope: SiteScope, courseId: string, stop: string
   await setNextLectures(scope, courseId, sql`next_lecture_id = ${stop}`, next);
 }
 
-/**
- * Sets `next` (an expression over the row) as the next lecture of the course's started enrollments that match
- * `which`, at most MOVE_CHUNK a statement. They are read first (their ids, through migration 052's index:
- * only started enrollments have a next lecture, and saying so lets both planners use it), then moved by id,
- * each statement saying `which` again, so a row another writer moved in between stays as that writer left it.
- */
-async function setNextLectures(scope: SiteScope, courseId: string, which: RawBuilder<unknown>, next: RawBuilder<unknown>): Promise<void> {
+/** The ids of the course's started enrollments that match `which`, MOVE_CHUNK a list (read through migration 052's index). */
+async function startedInChunks(scope: SiteScope, courseId: string, which: RawBuilder<unknown>): Promise<string[][]> {
   const found = await sql<{ id: string }>`select id from enrollments
     where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and ${which}`.execute(scope.db);
-  const ids = found.rows.map((row) => row.id);
-  for (let from = 0; from < ids.length; from += MOVE_CHUNK)
+  const chunks: string[][] = [];
+  for (let from = 0; from < found.rows.length; from += MOVE_CHUNK)
+    chunks.push(found.rows.slice(from, from + MOVE_CHUNK).map((row) => row.id));
+  return chunks;
+}
+
+/**
+ * Sets `next` (an expression over the row) as the next lecture of the course's started enrollments that match
+ * `which`: only started enrollments have a next lecture, and saying so lets both planners use migration 052's
+ * index. On PostgreSQL MOVE_CHUNK a statement, each saying `which` again, so that a row another writer moved
+ * in between stays as that writer left it.
+ */
+async function setNextLectures(scope: SiteScope, courseId: string, which: RawBuilder<unknown>, next: RawBuilder<unknown>): Promise<void> {
+  const started = sql`lectures_done > 0 and ${which}`;
+  if (isSqlite(scope.db)) {
     await sql`update enrollments set next_lecture_id = ${next}
-      where id in (${sql.join(ids.slice(from, from + MOVE_CHUNK))}) and lectures_done > 0 and ${which}`.execute(scope.db);
+      where site_id = ${scope.siteId} and course_id = ${courseId} and ${started}`.execute(scope.db);
+    return;
+  }
+  for (const ids of await startedInChunks(scope, courseId, which))
+    await sql`update enrollments set next_lecture_id = ${next} where id in (${sql.join(ids)}) and ${started}`.execute(scope.db);
 }

@@ -157,7 +157,9 @@ async function versions(db: Kysely<Database>): Promise<{ version: number; stampe
  */
 async function movePlans(db: Kysely<Database>, dialect: string, run: (db: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
   const plans: string[] = [];
-  for (const q of await queriesOf(db, 'select id from enrollments', run)) {
+  // PostgreSQL reads the enrollments to move first (MOVE_CHUNK a statement), SQLite finds them in its update.
+  const marker = dialect === 'sqlite' ? 'update enrollments set next_lecture_id' : 'select id from enrollments';
+  for (const q of await queriesOf(db, marker, run)) {
     if (dialect === 'sqlite') {
       const r = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
       plans.push(r.rows.map((row) => row.detail).join(' | '));
@@ -529,37 +531,24 @@ for (const dialect of DIALECTS) {
       await expectStamped();
     });
 
-    it('moves more learners stopped at one lecture than one statement may, MOVE_CHUNK a statement', async () => {
+    it('moves more learners stopped at one lecture than one statement may on PostgreSQL, MOVE_CHUNK a statement, and SQLite in one', async () => {
       const sections = await currentOrder(scope);
       const lectures = sections.flatMap((section) => section.lectureIds);
       // More learners than a statement moves, each with the course's first lecture done: they stop at its second.
-      const extra = Array.from({ length: MOVE_CHUNK + 10 }, (_, i) => i);
-      for (let i = 0; i < extra.length; i += 500) {
-        const part = extra.slice(i, i + 500);
-        await s.db
-          .insertInto('people')
-          .values(
-            part.map((n) => ({
-              id: `per_del_m${n}`,
-              email: `m${n}@deletion.test`,
-              name: `Many ${n}`,
-              picture_url: null,
-              password_hash: 'none',
-              created_at: TEST_NOW,
-            })),
-          )
-          .execute();
-        await s.db
-          .insertInto('enrollments')
-          .values(part.map((n) => enrollmentRow({ id: `enr_del_m${n}`, site_id: SITE, person_id: `per_del_m${n}`, course_id: COURSE })))
-          .execute();
-        await s.db
-          .insertInto('lecture_progress')
-          .values(
-            part.map((n) => ({ site_id: SITE, enrollment_id: `enr_del_m${n}`, lecture_id: lectures[0] as string, completed_at: TEST_NOW })),
-          )
-          .execute();
-      }
+      const count = MOVE_CHUNK + 10;
+      const numbers =
+        dialect === 'sqlite'
+          ? sql`with recursive r(n) as (select 1 union all select n + 1 from r where n < ${sql.lit(count)}) select n from r`
+          : sql`select g as n from generate_series(1, ${sql.lit(count)}) g`;
+      await sql`insert into people (id, email, name, picture_url, password_hash, created_at)
+        select 'per_del_m' || n, 'm' || n || '@deletion.test', 'Many ' || n, null, 'none', ${TEST_NOW} from (${numbers}) t`.execute(s.db);
+      const row = enrollmentRow({ id: '', site_id: SITE, person_id: '', course_id: COURSE });
+      await sql`insert into enrollments (id, site_id, person_id, course_id, started_at, access_expires_at, lifetime_access, completed_at,
+          last_lecture_id, last_position_seconds, last_activity_at, revoked_at)
+        select 'enr_del_m' || n, ${SITE}, 'per_del_m' || n, ${COURSE}, ${row.started_at}, null, ${row.lifetime_access}, null, null, null, null, null
+        from (${numbers}) t`.execute(s.db);
+      await sql`insert into lecture_progress (site_id, enrollment_id, lecture_id, completed_at)
+        select ${SITE}, 'enr_del_m' || n, ${lectures[0]}, ${TEST_NOW} from (${numbers}) t`.execute(s.db);
       const moved = lectures.at(-1) as string;
       const stops = await s.db
         .selectFrom('enrollments')
@@ -570,7 +559,7 @@ for (const dialect of DIALECTS) {
         .select((eb) => ['next_lecture_id', eb.fn.countAll<number>().as('n')])
         .groupBy('next_lecture_id')
         .execute();
-      expect(stops.find((row) => row.next_lecture_id === lectures[1])?.n).toBeGreaterThan(MOVE_CHUNK);
+      expect(stops.find((stop) => stop.next_lecture_id === lectures[1])?.n).toBeGreaterThan(MOVE_CHUNK);
       const order = sections.map((section, k) => ({
         id: section.id,
         lectureIds: [...(k === 0 ? [moved] : []), ...section.lectureIds.filter((id) => id !== moved)],
@@ -578,18 +567,20 @@ for (const dialect of DIALECTS) {
       const statements = await queriesOf(s.db, 'update enrollments set next_lecture_id', (db) =>
         db.transaction().execute((trx) => reorderCurriculum({ db: trx, siteId: SITE }, COURSE, order)),
       );
-      expect(statements).toHaveLength(stops.reduce((sum, row) => sum + Math.ceil(Number(row.n) / MOVE_CHUNK), 0));
+      // SQLite moves each overtaken stop in one statement, found or not; PostgreSQL those it found, MOVE_CHUNK a statement.
+      expect(statements).toHaveLength(
+        dialect === 'sqlite' ? lectures.length - 1 : stops.reduce((sum, stop) => sum + Math.ceil(Number(stop.n) / MOVE_CHUNK), 0),
+      );
       const { stored, rule } = await nextLectures(s.db);
       expect(stored).toEqual(rule);
-      expect(stored.get('enr_del_m0')).toBe(moved);
+      expect(stored.get('enr_del_m1')).toBe(moved);
       // A whole restamp (a change nothing has restamped yet) goes MOVE_CHUNK started enrollments a statement too.
       await s.db.updateTable('lectures').set({ position: 999 }).where('id', '=', moved).execute();
-      const started = stops.reduce((sum, row) => sum + Number(row.n), 0);
+      const started = stops.reduce((sum, stop) => sum + Number(stop.n), 0);
       const whole = await queriesOf(s.db, 'with ranked', (db) =>
         db.transaction().execute((trx) => reorderCurriculum({ db: trx, siteId: SITE }, COURSE, order)),
       );
-      expect(whole.length).toBeGreaterThanOrEqual(Math.ceil(started / MOVE_CHUNK));
-      expect(whole.length).toBeGreaterThan(1);
+      expect(whole).toHaveLength(dialect === 'sqlite' ? 1 : Math.ceil(started / MOVE_CHUNK));
       const after = await nextLectures(s.db);
       expect(after.stored).toEqual(after.rule);
       await expectStamped();
