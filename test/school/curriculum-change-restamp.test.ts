@@ -22,7 +22,7 @@ import type { SiteScope } from '../../src/school/scope.js';
 import type { Database } from '../../src/storage/schema.js';
 import { INDEX as STARTED_BY_NEXT_LECTURE } from '../../src/storage/migrations/052-started-enrollments-by-next-lecture.js';
 import * as m053 from '../../src/storage/migrations/053-enrollment-figures-per-statement.js';
-import { DIALECTS, skipDialect } from '../helpers/dialects.js';
+import { DIALECTS, skipDialect, type TestDialect } from '../helpers/dialects.js';
 import { queriesOf } from '../helpers/sqlite-plans.js';
 import {
   enrollmentRow,
@@ -178,17 +178,20 @@ async function movePlans(db: Kysely<Database>, dialect: string, run: (db: Kysely
   return plans;
 }
 
+/** A fresh store with the seed, its course stamped: reading the figures stamps it, so its next lectures follow its order. */
+async function openStampedCourse(dialect: TestDialect): Promise<{ s: SchoolStore; scope: SiteScope }> {
+  const s = await openSchoolStore(dialect);
+  await seed(s.db);
+  const scope = { db: s.db, siteId: SITE };
+  await courseAnalytics(scope, COURSE);
+  return { s, scope };
+}
+
 for (const dialect of DIALECTS) {
   describe.skipIf(skipDialect(dialect))(`a curriculum change restamps only what it changed (${dialect})`, () => {
     let s: SchoolStore;
     let scope: SiteScope;
-    beforeAll(async () => {
-      s = await openSchoolStore(dialect);
-      await seed(s.db);
-      scope = { db: s.db, siteId: SITE };
-      // Reading the figures stamps the course: its next lectures follow its order from here on.
-      await courseAnalytics(scope, COURSE);
-    });
+    beforeAll(async () => ({ s, scope } = await openStampedCourse(dialect)));
     afterAll(() => s?.close());
     afterEach(() => expectFiguresAgree(s.db));
 
@@ -349,12 +352,7 @@ for (const dialect of DIALECTS) {
   describe.skipIf(skipDialect(dialect))(`a reorder moves only the learners stopped where a lecture moved ahead (${dialect})`, () => {
     let s: SchoolStore;
     let scope: SiteScope;
-    beforeAll(async () => {
-      s = await openSchoolStore(dialect);
-      await seed(s.db);
-      scope = { db: s.db, siteId: SITE };
-      await courseAnalytics(scope, COURSE);
-    });
+    beforeAll(async () => ({ s, scope } = await openStampedCourse(dialect)));
     afterAll(() => s?.close());
     afterEach(() => expectFiguresAgree(s.db));
 
