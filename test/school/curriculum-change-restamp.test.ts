@@ -534,19 +534,23 @@ for (const dialect of DIALECTS) {
       const lectures = sections.flatMap((section) => section.lectureIds);
       // More learners than a statement moves, each with the course's first lecture done: they stop at its second.
       const count = MOVE_CHUNK + 10;
-      const numbers =
+      // Set-based, 500 a statement: each completion's trigger finds its learner's next lecture among the course's many.
+      const numbers = (from: number, to: number) =>
         dialect === 'sqlite'
-          ? sql`with recursive r(n) as (select 1 union all select n + 1 from r where n < ${sql.lit(count)}) select n from r`
-          : sql`select g as n from generate_series(1, ${sql.lit(count)}) g`;
-      await sql`insert into people (id, email, name, picture_url, password_hash, created_at)
-        select 'per_del_m' || n, 'm' || n || '@deletion.test', 'Many ' || n, null, 'none', ${TEST_NOW} from (${numbers}) t`.execute(s.db);
+          ? sql`with recursive r(n) as (select ${sql.lit(from)} union all select n + 1 from r where n < ${sql.lit(to)}) select n from r`
+          : sql`select g as n from generate_series(${sql.lit(from)}, ${sql.lit(to)}) g`;
       const row = enrollmentRow({ id: '', site_id: SITE, person_id: '', course_id: COURSE });
-      await sql`insert into enrollments (id, site_id, person_id, course_id, started_at, access_expires_at, lifetime_access, completed_at,
-          last_lecture_id, last_position_seconds, last_activity_at, revoked_at)
-        select 'enr_del_m' || n, ${SITE}, 'per_del_m' || n, ${COURSE}, ${row.started_at}, null, ${row.lifetime_access}, null, null, null, null, null
-        from (${numbers}) t`.execute(s.db);
-      await sql`insert into lecture_progress (site_id, enrollment_id, lecture_id, completed_at)
-        select ${SITE}, 'enr_del_m' || n, ${lectures[0]}, ${TEST_NOW} from (${numbers}) t`.execute(s.db);
+      for (let from = 1; from <= count; from += 500) {
+        const part = numbers(from, Math.min(count, from + 499));
+        await sql`insert into people (id, email, name, picture_url, password_hash, created_at)
+          select 'per_del_m' || n, 'm' || n || '@deletion.test', 'Many ' || n, null, 'none', ${TEST_NOW} from (${part}) t`.execute(s.db);
+        await sql`insert into enrollments (id, site_id, person_id, course_id, started_at, access_expires_at, lifetime_access, completed_at,
+            last_lecture_id, last_position_seconds, last_activity_at, revoked_at)
+          select 'enr_del_m' || n, ${SITE}, 'per_del_m' || n, ${COURSE}, ${row.started_at}, null, ${row.lifetime_access}, null, null, null, null, null
+          from (${part}) t`.execute(s.db);
+        await sql`insert into lecture_progress (site_id, enrollment_id, lecture_id, completed_at)
+          select ${SITE}, 'enr_del_m' || n, ${lectures[0]}, ${TEST_NOW} from (${part}) t`.execute(s.db);
+      }
       const moved = lectures.at(-1) as string;
       const stops = await s.db
         .selectFrom('enrollments')
