@@ -337,6 +337,14 @@ async function currentOrder(scope: SiteScope): Promise<SectionOrder[]> {
   return (outline?.sections ?? []).map((section) => ({ id: section.id, lectureIds: section.lectures.map((l) => l.id) }));
 }
 
+/** The same sections with `moved` taken out of its own and put first in the first. */
+function toFront(sections: readonly SectionOrder[], moved: string): SectionOrder[] {
+  return sections.map((section, k) => ({
+    id: section.id,
+    lectureIds: [...(k === 0 ? [moved] : []), ...section.lectureIds.filter((id) => id !== moved)],
+  }));
+}
+
 /** A deterministic sequence in [0, 1) (mulberry32), so a failing order can be replayed. */
 function numbers(seed: number): () => number {
   let a = seed;
@@ -484,10 +492,7 @@ for (const dialect of DIALECTS) {
       const lectures = sections.flatMap((section) => section.lectureIds);
       // The course's last lecture to the front: it passes every other one.
       const moved = lectures.at(-1) as string;
-      const order = sections.map((section, k) => ({
-        id: section.id,
-        lectureIds: [...(k === 0 ? [moved] : []), ...section.lectureIds.filter((id) => id !== moved)],
-      }));
+      const order = toFront(sections, moved);
       const plans = await movePlans(s.db, dialect, (db) => reorderCurriculum({ db, siteId: SITE }, COURSE, order));
       expect(plans).toHaveLength(lectures.length - 1);
       for (const plan of plans) expect(plan).toContain(STARTED_BY_NEXT_LECTURE);
@@ -562,10 +567,7 @@ for (const dialect of DIALECTS) {
         .groupBy('next_lecture_id')
         .execute();
       expect(stops.find((stop) => stop.next_lecture_id === lectures[1])?.n).toBeGreaterThan(MOVE_CHUNK);
-      const order = sections.map((section, k) => ({
-        id: section.id,
-        lectureIds: [...(k === 0 ? [moved] : []), ...section.lectureIds.filter((id) => id !== moved)],
-      }));
+      const order = toFront(sections, moved);
       const statements = await queriesOf(s.db, 'update enrollments set next_lecture_id', (db) =>
         db.transaction().execute((trx) => reorderCurriculum({ db: trx, siteId: SITE }, COURSE, order)),
       );
