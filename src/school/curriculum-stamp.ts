@@ -11,8 +11,9 @@ import type { SiteScope } from './scope.js';
  * Enrollments a statement moves or restamps at most on PostgreSQL, whose serving statements must end within
  * 5 s (storage/connect.ts): a moved enrollment costs 55-80 µs there (its row is written again with every index
  * of enrollments), so a statement of this many takes 0.3-0.4 s, with room for a box many times slower, and a
- * course whose learners mostly stop at one lecture can still be changed. There they are read first, then moved by id (about a tenth more than one
- * statement). SQLite has no such limit and moves them in one statement (reading first cost it half again).
+ * course whose learners mostly stop at one lecture can still be changed. There they are read first, then moved
+ * by id (about a tenth more than one statement). SQLite has no such limit and moves them in one statement
+ * (reading first cost it half again).
  */
 export const MOVE_CHUNK = 5_000;
 
@@ -185,11 +186,7 @@ export async function restampForReorder(scope: SiteScope, courseId: string): Pro
     const overtaken = overtakenStops(before, await lectureOrder(scope, courseId));
     let pairs = 0;
     for (const ahead of overtaken.values()) pairs += ahead.length;
-    if (pairs > REORDER_PAIRS_MAX) {
-      await restamp(scope, courseId);
-      await markStamped(scope, courseId);
-      return;
-    }
+    if (pairs > REORDER_PAIRS_MAX) return stampCurriculum(scope, courseId);
     for (const [stop, ahead] of overtaken) await moveNextLectures(scope, courseId, stop, [...ahead, stop]);
     await markStamped(scope, courseId);
   };
