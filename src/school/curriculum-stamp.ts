@@ -222,8 +222,7 @@ async function moveNextLectures(scope: SiteScope, courseId: string, stop: string
 
 /** The ids of the course's started enrollments that match `which`, MOVE_CHUNK a list (read through migration 052's index). */
 async function startedInChunks(scope: SiteScope, courseId: string, which: RawBuilder<unknown>): Promise<string[][]> {
-  const found = await sql<{ id: string }>`select id from enrollments
-    where site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and ${which}`.execute(scope.db);
+  const found = await sql<{ id: string }>`select id from enrollments where ${startedWhere(scope, courseId, which)}`.execute(scope.db);
   const chunks: string[][] = [];
   for (let from = 0; from < found.rows.length; from += MOVE_CHUNK)
     chunks.push(found.rows.slice(from, from + MOVE_CHUNK).map((row) => row.id));
@@ -232,17 +231,23 @@ async function startedInChunks(scope: SiteScope, courseId: string, which: RawBui
 
 /**
  * Sets `next` (an expression over the row) as the next lecture of the course's started enrollments that match
- * `which`: only started enrollments have a next lecture, and saying so lets both planners use migration 052's
- * index. On PostgreSQL MOVE_CHUNK a statement, each saying `which` again, so that a row another writer moved
- * in between stays as that writer left it.
+ * `which` (startedWhere). On PostgreSQL MOVE_CHUNK a statement, each saying `which` again, so that a row
+ * another writer moved in between stays as that writer left it.
  */
 async function setNextLectures(scope: SiteScope, courseId: string, which: RawBuilder<unknown>, next: RawBuilder<unknown>): Promise<void> {
-  const started = sql`lectures_done > 0 and ${which}`;
   if (isSqlite(scope.db)) {
-    await sql`update enrollments set next_lecture_id = ${next}
-      where site_id = ${scope.siteId} and course_id = ${courseId} and ${started}`.execute(scope.db);
+    await sql`update enrollments set next_lecture_id = ${next} where ${startedWhere(scope, courseId, which)}`.execute(scope.db);
     return;
   }
   for (const ids of await startedInChunks(scope, courseId, which))
-    await sql`update enrollments set next_lecture_id = ${next} where id in (${sql.join(ids)}) and ${started}`.execute(scope.db);
+    await sql`update enrollments set next_lecture_id = ${next}
+      where id in (${sql.join(ids)}) and ${startedWhere(scope, courseId, which)}`.execute(scope.db);
+}
+
+/**
+ * The course's started enrollments that match `which`: only they have a next lecture, and saying so lets
+ * both planners read migration 052's index.
+ */
+function startedWhere(scope: SiteScope, courseId: string, which: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`site_id = ${scope.siteId} and course_id = ${courseId} and lectures_done > 0 and ${which}`;
 }
