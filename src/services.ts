@@ -6,7 +6,7 @@ import { createCimdResolver } from './clients/cimd/resolver.js';
 import { type ClientResolver, createClientResolver } from './clients/resolve-client.js';
 import type { Config } from './config/config.js';
 import type { Clock } from './kernel/clock.js';
-import { secretKeys } from './keys/secret-keys.js';
+import { secretKeyObjects, secretKeys } from './keys/secret-keys.js';
 import { KeyCache } from './keys/key-cache.js';
 import { signingKeyDecryptionKeys } from './keys/signing-keys.js';
 import { type BearerChecker, createBearerChecker } from './oauth/bearer.js';
@@ -183,7 +183,7 @@ export function createServices(deps: AppDeps): Services {
       rotations,
       postgresRotations,
       freshRefreshTokens: new FreshRefreshTokens(),
-      successorKeys: secretKeys(config, 'refresh-successors'),
+      successorKeys: secretKeyObjects(config, 'refresh-successors'),
     },
     csrfKeys: secretKeys(config, 'csrf'),
     confirmations: new ConfirmationTokens(secretKeys(config, 'mcp-confirmation')),

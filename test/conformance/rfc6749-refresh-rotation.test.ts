@@ -3,7 +3,7 @@
 // ends the whole grant; scope may narrow but never widen; refresh answers never carry an id_token.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { secretKeys } from '../../src/keys/secret-keys.js';
+import { secretKeyObjects } from '../../src/keys/secret-keys.js';
 import { tokenKey } from '../../src/oauth/tokens/token-format.js';
 import { findRefreshTokenByHash } from '../../src/oauth/tokens/tokens.repository.js';
 import { type DemoServer, startDemoServer } from '../helpers/demo-server.js';
@@ -192,7 +192,7 @@ for (const dialect of DIALECTS) {
       // As a node restarted on a new SCHOOLGATE_SECRET with SCHOOLGATE_PREVIOUS_SECRET set, then without it.
       const ctx = server.app.services.tokenContext;
       const before = ctx.successorKeys;
-      const changed = secretKeys(
+      const changed = secretKeyObjects(
         { secret: randomBytes(32).toString('base64url'), previousSecret: server.config.secret },
         'refresh-successors',
       );

@@ -1,4 +1,5 @@
 // What the token, revocation and introspection endpoints work with.
+import type { KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { PlatformConfig } from '../../config/config.js';
 import type { ClientResolver } from '../../clients/resolve-client.js';
@@ -38,7 +39,7 @@ export interface TokenContext {
   /** Rows of refresh tokens this process issued, until their first use (tokens/fresh-refresh-tokens.ts). */
   freshRefreshTokens: FreshRefreshTokens;
   /** Keys of the refresh successors (token-format.ts's successorTokens): the current secret's first. */
-  successorKeys: readonly [Buffer, ...Buffer[]];
+  successorKeys: readonly [KeyObject, ...KeyObject[]];
 }
 
 /** RFC 6749 5.1 */

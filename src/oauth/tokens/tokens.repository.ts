@@ -1,5 +1,6 @@
 // Grants and the tokens issued under them. A grant is one authorization (one code exchange) and all
 // the access and refresh tokens that descend from it; revoking the grant ends them all at once.
+import type { KeyObject } from 'node:crypto';
 import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import { newId } from '../../kernel/random.js';
@@ -68,7 +69,7 @@ export function mintTokenPair(): MintedPair {
 }
 
 /** The pair that succeeds `usedRefreshToken` when it is rotated at `now` (token-format.ts's successorTokens). */
-export function successorPair(key: Buffer, usedRefreshToken: string, now: number): MintedPair {
+export function successorPair(key: KeyObject, usedRefreshToken: string, now: number): MintedPair {
   const { accessToken, refreshToken } = successorTokens(key, usedRefreshToken, now);
   return pairOf(accessToken, refreshToken);
 }
