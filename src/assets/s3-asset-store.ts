@@ -2,9 +2,8 @@
 // SDK. A file is sent as a multipart upload while it arrives (5 MB parts, one in flight, so a file is
 // never whole in memory) and appears in the bucket only when the upload completes; an aborted upload
 // leaves nothing behind.
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { PassThrough, type Readable } from 'node:stream';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ASSET_KEY, type AssetStore, type PendingFile } from './asset-store.js';
 
 export interface S3Settings {
@@ -21,16 +20,33 @@ export interface S3Settings {
 
 const PART_BYTES = 5 * 1024 * 1024;
 
+/** The SDK's modules and this store's client. */
+interface Sdk {
+  s3: typeof import('@aws-sdk/client-s3');
+  Upload: typeof import('@aws-sdk/lib-storage').Upload;
+  client: S3Client;
+}
+
 export class S3AssetStore implements AssetStore {
-  private readonly client: S3Client;
+  /**
+   * Loaded by the deployments that keep assets in a bucket only: importing the SDK takes about a quarter of
+   * a second, which every start of the server and of each CLI command paid before.
+   */
+  private readonly sdk: Promise<Sdk>;
 
   constructor(private readonly settings: S3Settings) {
-    this.client = new S3Client({
-      region: settings.region,
-      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-      forcePathStyle: settings.forcePathStyle,
-      ...(settings.credentials ? { credentials: settings.credentials } : {}),
-    });
+    this.sdk = Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => ({
+      s3,
+      Upload: storage.Upload,
+      client: new s3.S3Client({
+        region: settings.region,
+        ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+        forcePathStyle: settings.forcePathStyle,
+        ...(settings.credentials ? { credentials: settings.credentials } : {}),
+      }),
+    }));
+    // A failed import is reported by the first call that needs the SDK; until then it is no unhandled rejection.
+    this.sdk.catch(() => {});
   }
 
   private objectKey(key: string): string {
@@ -39,9 +55,10 @@ export class S3AssetStore implements AssetStore {
   }
 
   async create(key: string, mediaType: string): Promise<PendingFile> {
+    const { Upload, client } = await this.sdk;
     const body = new PassThrough({ highWaterMark: 256 * 1024 });
     const upload = new Upload({
-      client: this.client,
+      client,
       params: { Bucket: this.settings.bucket, Key: this.objectKey(key), Body: body, ContentType: mediaType },
       partSize: PART_BYTES,
       queueSize: 1,
@@ -63,17 +80,19 @@ export class S3AssetStore implements AssetStore {
   }
 
   async open(key: string): Promise<{ stream: Readable; size: number } | null> {
+    const { s3, client } = await this.sdk;
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
+      const object = await client.send(new s3.GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
       if (!object.Body) return null;
       return { stream: object.Body as Readable, size: Number(object.ContentLength ?? 0) };
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NotFound') return null;
+      if (error instanceof s3.NoSuchKey || (error as { name?: string }).name === 'NotFound') return null;
       throw error;
     }
   }
 
   async remove(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
+    const { s3, client } = await this.sdk;
+    await client.send(new s3.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
   }
 }
